@@ -1,0 +1,29 @@
+# A thin layer over the npm scripts (STYLE.md). `make run` and `make test`
+# work on a fresh Debian 12 machine with Node 20 and npm.
+.PHONY: install build run test bench tools clean
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.installed
+
+build: install
+	npm run build
+
+run: build
+	npm start
+
+# Tests verify PDFs with Debian's qpdf and poppler-utils; test/tools.sh
+# installs them when missing and running as root, and says what is missing otherwise.
+tools:
+	bash test/tools.sh
+
+test: build tools
+	npm test
+
+bench: build
+	npm run bench
+
+clean:
+	rm -rf dist node_modules

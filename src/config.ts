@@ -1,0 +1,133 @@
+// The one typed configuration. This is the only module that reads
+// process.env; everything else receives the frozen Config as an argument.
+// Every problem is collected and reported at once (fastify's
+// initial-config-validation does the same), so an operator fixes a bad
+// deployment in one round instead of one variable per restart.
+import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+import * as v from 'valibot';
+import { TIERS, type Tier } from './auth/tiers.js';
+
+const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const integer = (min: number, max: number) =>
+  v.pipe(v.string(), v.trim(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.integer(), v.minValue(min), v.maxValue(max));
+
+const boolean = v.pipe(
+  v.string(),
+  v.trim(),
+  v.toLowerCase(),
+  v.picklist(['true', 'false', '1', '0', 'yes', 'no'], 'must be true or false'),
+  v.transform((s) => s === 'true' || s === '1' || s === 'yes'),
+);
+
+const list = v.pipe(
+  v.string(),
+  v.transform((s) => s.split(',').map((item) => item.trim()).filter((item) => item.length > 0)),
+);
+
+const tier = v.picklist(TIERS, `must be one of ${TIERS.join(', ')}`);
+
+const cores = availableParallelism();
+
+const EnvSchema = v.object({
+  PLATEN_HOST: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1)), '127.0.0.1'),
+  PLATEN_PORT: v.optional(integer(0, 65535), '8080'),
+  PLATEN_EDITION: v.optional(tier, 'enterprise'),
+  PLATEN_API_KEYS: v.optional(v.string()),
+  PLATEN_API_KEYS_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  PLATEN_API_KEYS_RELOAD_MS: v.optional(integer(50, 3_600_000), '1000'),
+  PLATEN_WORKERS: v.optional(integer(1, 256), String(cores)),
+  PLATEN_MAX_QUEUE: v.optional(integer(0, 100_000)),
+  PLATEN_TIMEOUT_MS: v.optional(integer(100, 3_600_000), '60000'),
+  PLATEN_WORKER_MEMORY_MB: v.optional(integer(64, 65_536), '512'),
+  PLATEN_MAX_BODY_BYTES: v.optional(integer(1024, 2 ** 31), String(64 * 1024 * 1024)),
+  PLATEN_CORS_ORIGINS: v.optional(list, ''),
+  PLATEN_LOG_LEVEL: v.optional(
+    v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'must be a pino level'),
+    'info',
+  ),
+  PLATEN_ERRORS_BASE: v.optional(v.pipe(v.string(), v.url('must be an absolute URL')), 'https://platen.dev/errors'),
+  PLATEN_CORE_RPM: v.optional(integer(1, 10_000_000), '600'),
+  PLATEN_PRO_RPM: v.optional(integer(1, 10_000_000), '1000'),
+  PLATEN_ENTERPRISE_RPM: v.optional(integer(1, 10_000_000), '10000'),
+  PLATEN_IP_RPM: v.optional(integer(1, 10_000_000), '100000'),
+  PLATEN_SHUTDOWN_GRACE_MS: v.optional(integer(0, 600_000), '10000'),
+});
+
+type Env = v.InferOutput<typeof EnvSchema>;
+
+export interface Config {
+  readonly version: string;
+  readonly host: string;
+  readonly port: number;
+  readonly edition: Tier;
+  readonly apiKeys: string | undefined;
+  readonly apiKeysFile: string | undefined;
+  readonly apiKeysReloadMs: number;
+  readonly workers: number;
+  readonly maxQueue: number;
+  readonly timeoutMs: number;
+  readonly workerMemoryMb: number;
+  readonly maxBodyBytes: number;
+  readonly corsOrigins: readonly string[];
+  readonly logLevel: string;
+  readonly errorsBase: string;
+  readonly rpmByTier: Readonly<Record<Tier, number>>;
+  readonly ipRpm: number;
+  readonly shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** PLATEN_* variables this version does not know: most often a typo, or a feature not built yet. */
+export function unknownVariables(env: Readonly<Record<string, string | undefined>> = process.env): string[] {
+  return Object.keys(env).filter((key) => key.startsWith('PLATEN_') && !(key in EnvSchema.entries));
+}
+
+/** Reads and validates the environment; throws a ConfigError listing every problem. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>> = process.env): Config {
+  const relevant: Record<string, string> = {};
+  for (const key of Object.keys(EnvSchema.entries)) {
+    const value = env[key];
+    // An empty variable means "not set", as in most shells' ${VAR:-default}.
+    if (value !== undefined && value !== '') relevant[key] = value;
+  }
+  const result = v.safeParse(EnvSchema, relevant, { abortEarly: false });
+  if (!result.success) {
+    throw new ConfigError(
+      result.issues.map((issue) => `${v.getDotPath(issue) ?? 'environment'}: ${issue.message} (got ${JSON.stringify(issue.input)})`),
+    );
+  }
+  return Object.freeze(fromEnv(result.output));
+}
+
+function fromEnv(env: Env): Config {
+  return {
+    version: packageJson.version,
+    host: env.PLATEN_HOST,
+    port: env.PLATEN_PORT,
+    edition: env.PLATEN_EDITION,
+    apiKeys: env.PLATEN_API_KEYS,
+    apiKeysFile: env.PLATEN_API_KEYS_FILE,
+    apiKeysReloadMs: env.PLATEN_API_KEYS_RELOAD_MS,
+    workers: env.PLATEN_WORKERS,
+    // Four waiting tasks per thread keeps every thread fed between
+    // completions without letting latency grow unbounded under overload.
+    maxQueue: env.PLATEN_MAX_QUEUE ?? env.PLATEN_WORKERS * 4,
+    timeoutMs: env.PLATEN_TIMEOUT_MS,
+    workerMemoryMb: env.PLATEN_WORKER_MEMORY_MB,
+    maxBodyBytes: env.PLATEN_MAX_BODY_BYTES,
+    corsOrigins: Object.freeze(env.PLATEN_CORS_ORIGINS),
+    logLevel: env.PLATEN_LOG_LEVEL,
+    errorsBase: env.PLATEN_ERRORS_BASE.replace(/\/+$/, ''),
+    rpmByTier: Object.freeze({ core: env.PLATEN_CORE_RPM, pro: env.PLATEN_PRO_RPM, enterprise: env.PLATEN_ENTERPRISE_RPM }),
+    ipRpm: env.PLATEN_IP_RPM,
+    shutdownGraceMs: env.PLATEN_SHUTDOWN_GRACE_MS,
+  };
+}

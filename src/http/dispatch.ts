@@ -1,0 +1,52 @@
+// Runs a route's task on the pool and turns every way it can end into
+// either the task's value or an HttpProblem. The request body is handed
+// over (transferred) to the worker.
+import type { TaskName, TaskValue } from '../../workers/protocol.js';
+import type { WorkerPool } from '../pool/pool.js';
+import { ClientGone } from './pipeline.js';
+import { HttpProblem } from './problem.js';
+import type { RouteContext } from './route.js';
+
+export async function dispatch(
+  pool: WorkerPool,
+  context: RouteContext,
+  task: TaskName,
+  options: Record<string, unknown> = {},
+): Promise<TaskValue> {
+  const { body } = context;
+  const result = await pool.run(task, { body: body.buffer, length: body.length, options }, context.signal);
+  if (result.ok) {
+    const { outcome } = result;
+    context.timings.taskMs = outcome.timings.taskMs;
+    context.timings.queueMs = Math.max(0, result.roundTripMs - outcome.timings.taskMs);
+    if (outcome.ok) return outcome.value;
+    if (outcome.code === 'malformed') throw new HttpProblem('bad-request', { detail: outcome.detail });
+    throw new HttpProblem('validation-failed', { detail: outcome.detail, errors: outcome.errors ?? [] });
+  }
+  switch (result.reason) {
+    case 'saturated':
+      throw new HttpProblem('worker-pool-exhausted', {
+        detail: 'Every worker is busy and the queue is full; retry after the Retry-After delay, or submit slow work as a job.',
+        retryAfter: result.retryAfterSeconds,
+      });
+    case 'breaker-open':
+      throw new HttpProblem('worker-pool-exhausted', {
+        detail: 'Worker tasks keep crashing or timing out, so the circuit breaker is open; retry after the Retry-After delay.',
+        retryAfter: result.retryAfterSeconds,
+      });
+    case 'timeout':
+      throw new HttpProblem('request-timeout', {
+        detail: `Processing took longer than the ${pool.timeoutMs} ms limit (PLATEN_TIMEOUT_MS) and was stopped; submit long work as a job.`,
+      });
+    case 'out-of-memory':
+      throw new HttpProblem('validation-failed', {
+        detail: `Processing this input needs more memory than a worker may use (${pool.memoryMb} MB, PLATEN_WORKER_MEMORY_MB); make the input smaller.`,
+        errors: [],
+      });
+    case 'aborted':
+      throw new ClientGone();
+    case 'crashed':
+      // A bug: the pipeline logs it and answers 500 `internal`.
+      throw result.error instanceof Error ? result.error : new Error(`worker task failed: ${String(result.error)}`);
+  }
+}

@@ -1,0 +1,50 @@
+// What a route module declares, and what its handler receives and returns.
+// Routes are thin: the pipeline has already identified, authorised, limited
+// and read the body by the time `handle` runs.
+import type { Principal } from '../auth/key-store.js';
+import type { Tier } from '../auth/tiers.js';
+import type { Body } from './body.js';
+import type { ApiFamily } from './problem.js';
+import type { ResponseBody } from './reply.js';
+import type { IncomingRequest } from './request.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+
+export interface Route {
+  readonly method: Method;
+  /** uWS pattern, e.g. /api/v1/jobs/:id */
+  readonly path: string;
+  /** Which API's problem flavour and envelope the route uses. */
+  readonly family: ApiFamily;
+  /** Minimum tier, or 'none' for the unauthenticated probes. */
+  readonly auth: Tier | 'none';
+  /** 'json': a JSON body is required (415 otherwise); 'none': any body is ignored. */
+  readonly body: 'json' | 'none';
+  /** Operation name listed by /api/v1/capabilities, for routes that are operations. */
+  readonly operation?: string;
+  handle(context: RouteContext): RouteResult | Promise<RouteResult>;
+}
+
+export interface RouteContext {
+  readonly request: IncomingRequest;
+  readonly requestId: string;
+  /** Undefined only on routes with auth 'none'. */
+  readonly principal: Principal | undefined;
+  /** Empty for routes without a body. Transferred (unusable) once dispatched to a worker. */
+  readonly body: Body;
+  /** Fires when the client goes away. */
+  readonly signal: AbortSignal;
+  /** performance.now() when the request arrived, for meta.duration_ms. */
+  readonly receivedAt: number;
+  /** Filled in by dispatch for the completion log line. */
+  readonly timings: { queueMs?: number; taskMs?: number };
+}
+
+export interface RouteResult {
+  readonly status: number;
+  readonly mediaType: string;
+  readonly body: ResponseBody;
+  readonly headers?: ReadonlyArray<readonly [string, string]>;
+}
+
+export const EMPTY_BODY: Body = Object.freeze({ buffer: new ArrayBuffer(0), length: 0 });

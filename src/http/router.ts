@@ -1,0 +1,102 @@
+// Registers the route table on a uWS app, built once at start-up. Beyond
+// each route's own method, a path also answers:
+// - HEAD for GET routes (headers and Content-Length, no body);
+// - OPTIONS: a CORS preflight, or 204 with Allow;
+// - any other method: 405 method-not-allowed with Allow (RFC 9110 section 15.5.6).
+// Everything else is 404 not-found. uWS gives `any` handlers lower priority
+// than method handlers on the same pattern, which is what makes this work.
+import { openExchange, routeHandler, crashed, type PipelineDeps } from './pipeline.js';
+import type { ApiFamily } from './problem.js';
+import type { Route } from './route.js';
+import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
+
+const ACCEL_PREFIXES = ['/v1/', '/health', '/metrics'];
+
+/** The accelerator's paths answer with its problem flavour (retry_after, its 429 slug). */
+function familyOf(path: string): ApiFamily {
+  return ACCEL_PREFIXES.some((prefix) => path.startsWith(prefix)) ? 'accel' : 'render';
+}
+
+export function registerRoutes(app: TemplatedApp, routes: readonly Route[], deps: PipelineDeps): void {
+  const byPath = new Map<string, Route[]>();
+  for (const route of routes) {
+    const same = byPath.get(route.path) ?? [];
+    if (same.some((r) => r.method === route.method)) throw new Error(`route ${route.method} ${route.path} registered twice`);
+    same.push(route);
+    byPath.set(route.path, same);
+  }
+
+  for (const [path, pathRoutes] of byPath) {
+    const methods = pathRoutes.map((r) => r.method);
+    const allowed: string[] = [...methods];
+    if (methods.includes('GET')) allowed.push('HEAD');
+    const allow = [...allowed, 'OPTIONS'].join(', ');
+    const family = pathRoutes[0]?.family ?? familyOf(path);
+
+    for (const route of pathRoutes) {
+      const handler = routeHandler(route, deps);
+      register(app, route.method, path, handler);
+      // HEAD runs the GET route; the exchange omits the body (probes are often checked with HEAD).
+      if (route.method === 'GET') register(app, 'HEAD', path, handler);
+    }
+    app.options(path, guard(deps, (res, req) => {
+      const x = openExchange(deps, family, path, res, req, 0);
+      const { origin } = x.request.headers;
+      const requested = x.request.headers['access-control-request-method'];
+      const headers: Array<[string, string]> = [['Allow', allow]];
+      if (origin !== '' && requested !== '') headers.push(...deps.cors.preflightHeaders(origin, requested, allowed));
+      x.respond({ status: 204, mediaType: 'text/plain', body: '', headers });
+    }));
+    app.any(path, guard(deps, (res, req) => {
+      const x = openExchange(deps, family, path, res, req, 0);
+      x.fail('method-not-allowed', {
+        detail: `${x.request.method} is not allowed on ${x.request.path}; allowed: ${allow}.`,
+        headers: { Allow: allow },
+      });
+    }));
+  }
+
+  app.any('/*', guard(deps, (res, req) => {
+    const x = openExchange(deps, familyOf(req.getUrl()), '(unknown)', res, req, 0);
+    x.fail('not-found', {
+      detail: `There is no route ${x.request.method} ${x.request.path.slice(0, 200)} on this server. GET /api/v1/capabilities lists the operations available to your key.`,
+    });
+  }));
+}
+
+type Handler = (res: HttpResponse, req: HttpRequest) => void;
+
+function register(app: TemplatedApp, method: string, path: string, handler: Handler): void {
+  switch (method) {
+    case 'GET':
+      app.get(path, handler);
+      break;
+    case 'HEAD':
+      app.head(path, handler);
+      break;
+    case 'POST':
+      app.post(path, handler);
+      break;
+    case 'PUT':
+      app.put(path, handler);
+      break;
+    case 'DELETE':
+      app.del(path, handler);
+      break;
+    case 'PATCH':
+      app.patch(path, handler);
+      break;
+    default:
+      throw new Error(`unsupported method ${method}`);
+  }
+}
+
+function guard(deps: PipelineDeps, handler: Handler): Handler {
+  return (res, req) => {
+    try {
+      handler(res, req);
+    } catch (error) {
+      crashed(deps, undefined, error, res);
+    }
+  };
+}

@@ -1,0 +1,26 @@
+// Loads uWebSockets.js's native binding directly. The package's own entry
+// (src/uws.js) silently falls back to a pure-JS server built on node:http
+// when the binary fails to load, which is several times slower; we refuse to
+// start instead (DESIGN.md, fixed interface).
+import { createRequire } from 'node:module';
+import type * as UWS from '@trufflesuite/uws-js-unofficial';
+
+export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '@trufflesuite/uws-js-unofficial';
+
+const PACKAGE = '@trufflesuite/uws-js-unofficial';
+
+function load(): typeof UWS {
+  const require = createRequire(import.meta.url);
+  const binary = `${PACKAGE}/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  try {
+    return require(binary) as typeof UWS;
+  } catch (error) {
+    throw new Error(
+      `cannot load the native uWebSockets.js binding (${binary}) on Node ${process.version} ` +
+        `(${process.platform}/${process.arch}, ABI ${process.versions.modules}): ${(error as Error).message}. ` +
+        'Platen does not run on the slow JavaScript fallback; use Node 20 on Linux x64 with glibc >= 2.27.',
+    );
+  }
+}
+
+export const uws = load();

@@ -1,0 +1,163 @@
+// The one worker pool. Every CPU-bound task goes through here, so its counts
+// are the truth for /health and /metrics. Admission is bounded: when every
+// thread is busy and `maxQueue` tasks already wait, a task is refused at once
+// (503 worker-pool-exhausted) instead of queueing without bound.
+import { performance } from 'node:perf_hooks';
+import { Piscina } from 'piscina';
+import type { Outcome, TaskInput, TaskName } from '../../workers/protocol.js';
+import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
+
+export interface PoolOptions {
+  /** Absolute path of the worker module (workers/index.js unless a test swaps it). */
+  readonly filename: string;
+  readonly threads: number;
+  readonly maxQueue: number;
+  readonly timeoutMs: number;
+  readonly memoryMb: number;
+  readonly breakerThreshold: number;
+  readonly breakerCooldownMs: number;
+  readonly workerData?: unknown;
+}
+
+/** Why a task produced no Outcome. */
+export type PoolFailure =
+  /** Every thread busy and the queue full, or the breaker open: 503. */
+  | { readonly reason: 'saturated' | 'breaker-open'; readonly retryAfterSeconds: number }
+  /** The processing timeout passed; the worker was terminated and replaced: 504. */
+  | { readonly reason: 'timeout' }
+  /** The caller's signal fired (client went away); the worker was freed. */
+  | { readonly reason: 'aborted' }
+  /** The worker ran out of its heap (resourceLimits) and was replaced. */
+  | { readonly reason: 'out-of-memory' }
+  /** The task threw or the worker exited: a bug, 500. */
+  | { readonly reason: 'crashed'; readonly error: unknown };
+
+export type PoolResult =
+  | { readonly ok: true; readonly outcome: Outcome; readonly roundTripMs: number }
+  | ({ readonly ok: false } & PoolFailure);
+
+export interface PoolStats {
+  readonly total: number;
+  readonly busy: number;
+  readonly idle: number;
+  readonly queued: number;
+  readonly completed: number;
+  readonly breaker: BreakerState;
+}
+
+export class WorkerPool {
+  readonly #piscina: Piscina<TaskInput, Outcome>;
+  readonly #breaker: CircuitBreaker;
+  /** Tasks handed to Piscina and not yet settled (running + queued). */
+  #inFlight = 0;
+
+  constructor(private readonly options: PoolOptions) {
+    this.#piscina = new Piscina({
+      filename: options.filename,
+      minThreads: options.threads,
+      maxThreads: options.threads,
+      // One task per worker: a long render occupies its thread (render spec section 8).
+      concurrentTasksPerWorker: 1,
+      maxQueue: options.maxQueue,
+      // Threads are kept warm: spawning one costs tens of ms and module loading.
+      idleTimeout: Number.MAX_SAFE_INTEGER,
+      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
+      recordTiming: true,
+      workerData: options.workerData,
+    });
+    this.#breaker = new CircuitBreaker({ threshold: options.breakerThreshold, cooldownMs: options.breakerCooldownMs });
+    // A worker that throws after its task settled emits 'error' on the pool; Piscina
+    // replaces the thread. Without a listener the process would crash.
+    this.#piscina.on('error', () => this.#breaker.fault());
+  }
+
+  get timeoutMs(): number {
+    return this.options.timeoutMs;
+  }
+
+  get memoryMb(): number {
+    return this.options.memoryMb;
+  }
+
+  get stats(): PoolStats {
+    const queued = this.#piscina.queueSize;
+    const busy = Math.min(this.options.threads, Math.max(0, this.#inFlight - queued));
+    return {
+      total: this.options.threads,
+      busy,
+      idle: this.options.threads - busy,
+      queued,
+      completed: this.#piscina.completed,
+      breaker: this.#breaker.state,
+    };
+  }
+
+  /** Mean task run time in ms (piscina's histogram), 0 before the first task. */
+  get meanRunMs(): number {
+    const mean = this.#piscina.histogram.runTime.mean;
+    return Number.isFinite(mean) ? mean : 0;
+  }
+
+  /**
+   * Runs a task. The body's ArrayBuffer is transferred: the caller must not
+   * touch it afterwards. `signal` lets the caller abandon the task (client
+   * disconnect); the processing timeout is applied here.
+   */
+  async run(name: TaskName, input: TaskInput, signal: AbortSignal): Promise<PoolResult> {
+    if (this.#inFlight >= this.options.threads + this.options.maxQueue) {
+      return { ok: false, reason: 'saturated', retryAfterSeconds: this.#retryAfterSeconds() };
+    }
+    if (!this.#breaker.admit()) {
+      return { ok: false, reason: 'breaker-open', retryAfterSeconds: this.#breaker.retryAfterSeconds };
+    }
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const started = performance.now();
+    this.#inFlight += 1;
+    try {
+      const outcome = await this.#piscina.run(input, {
+        name,
+        signal: AbortSignal.any([signal, timeout]),
+        transferList: input.body.byteLength > 0 ? [input.body] : [],
+      });
+      this.#breaker.success();
+      return { ok: true, outcome, roundTripMs: performance.now() - started };
+    } catch (error) {
+      return this.#failure(error, timeout);
+    } finally {
+      this.#inFlight -= 1;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#piscina.close();
+  }
+
+  #failure(error: unknown, timeout: AbortSignal): PoolResult {
+    if (timeout.aborted) {
+      this.#breaker.fault();
+      return { ok: false, reason: 'timeout' };
+    }
+    const name = (error as { name?: unknown } | null)?.name;
+    const code = (error as { code?: unknown } | null)?.code;
+    const message = String((error as { message?: unknown } | null)?.message ?? '');
+    if (name === 'AbortError') {
+      this.#breaker.release();
+      return { ok: false, reason: 'aborted' };
+    }
+    // Piscina's own admission error, for the narrow race where its queue filled
+    // between our check and the call.
+    if (message === 'Task queue is at limit') {
+      this.#breaker.release();
+      return { ok: false, reason: 'saturated', retryAfterSeconds: this.#retryAfterSeconds() };
+    }
+    this.#breaker.fault();
+    if (code === 'ERR_WORKER_OUT_OF_MEMORY') return { ok: false, reason: 'out-of-memory' };
+    return { ok: false, reason: 'crashed', error };
+  }
+
+  /** How long until a queue slot is likely free: the queue's share of work per thread. */
+  #retryAfterSeconds(): number {
+    const waitMs = (this.meanRunMs * (this.options.maxQueue + this.options.threads)) / this.options.threads;
+    return Math.max(1, Math.ceil(waitMs / 1000));
+  }
+}

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Debian tools the tests use to verify what Platen produces. Installed when
+# missing and running as root (CI, fresh machines); otherwise we say exactly
+# what to install and stop, rather than letting tests fail obscurely.
+set -euo pipefail
+declare -A package_of=([qpdf]=qpdf [pdftotext]=poppler-utils [pdfinfo]=poppler-utils [pdffonts]=poppler-utils)
+missing=()
+for tool in "${!package_of[@]}"; do
+  command -v "$tool" >/dev/null 2>&1 || missing+=("${package_of[$tool]}")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+packages=$(printf '%s\n' "${missing[@]}" | sort -u | tr '\n' ' ')
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "test/tools.sh: installing $packages"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # shellcheck disable=SC2086
+  apt-get install -y -qq --no-install-recommends $packages >/dev/null
+else
+  echo "test/tools.sh: the tests need these Debian packages: $packages" >&2
+  echo "  install them with: sudo apt-get install -y $packages" >&2
+  exit 1
+fi

@@ -1,0 +1,3 @@
+// The worker module Piscina loads: one named export per task (TaskName in
+// protocol.ts). Workers never touch HTTP, uWS, Redis or anything in src/.
+export { render } from './render/task.js';

@@ -1,0 +1,19 @@
+// JSON bodies are decoded and parsed here, in the worker, never on the main
+// thread (DESIGN.md: the main thread does no work proportional to a payload).
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export type Parsed = { ok: true; value: unknown } | { ok: false; detail: string };
+
+export function parseJson(body: ArrayBuffer, length: number): Parsed {
+  let text: string;
+  try {
+    text = decoder.decode(new Uint8Array(body, 0, length));
+  } catch {
+    return { ok: false, detail: 'The body is not valid UTF-8.' };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (error) {
+    return { ok: false, detail: `The body is not valid JSON: ${(error as Error).message}.` };
+  }
+}

@@ -1,0 +1,63 @@
+// The thread boundary, written down as types (piscina's src/types.ts is the
+// model). src/ imports this file with `import type` only.
+//
+// A task is (input) => Promise<Outcome>. Expected failures (invalid payload,
+// bad font, encrypted PDF) are *returned* as { ok: false }; anything thrown
+// is a bug and becomes 500 `internal`. Reason: on Node 20 a custom Error
+// crossing postMessage arrives as a plain Error with its `code` gone.
+
+/** The named exports of workers/index.ts. */
+export type TaskName = 'render';
+
+export interface TaskInput<Options = Record<string, unknown>> {
+  /** The request body, in its own ArrayBuffer, transferred (not copied) to the worker. */
+  readonly body: ArrayBuffer;
+  /** Bytes of `body` that hold data: the buffer may be larger than the body. */
+  readonly length: number;
+  /** Small, already-validated options from the main thread (query, headers). */
+  readonly options: Options;
+}
+
+export interface Timings {
+  /** Time spent inside the task, measured by the worker. */
+  readonly taskMs: number;
+}
+
+/** What a successful task hands back: bytes ready to be written as the response body. */
+export interface TaskValue {
+  /** Transferred back to the main thread. */
+  readonly body: ArrayBuffer;
+  /**
+   * `application/pdf` and the like are written as they are; `application/json`
+   * is the serialised `data` member, which the main thread wraps in the API's
+   * envelope without parsing it again.
+   */
+  readonly mediaType: string;
+}
+
+/** Kinds of expected failure; the main thread maps each to a problem slug. */
+export type FailureCode =
+  /** The body is not well-formed (e.g. not JSON): 400. */
+  | 'malformed'
+  /** Well-formed but invalid, or the engine cannot process it: 422 with errors[]. */
+  | 'invalid';
+
+export interface FieldError {
+  /** Path of the offending field, e.g. `operations[3].width`. */
+  readonly field: string;
+  /** Machine-readable code, e.g. INVALID_ENUM, REQUIRED, INVALID_TYPE, OUT_OF_RANGE. */
+  readonly code: string;
+  readonly message: string;
+}
+
+export type Outcome =
+  | { readonly ok: true; readonly value: TaskValue; readonly timings: Timings }
+  | {
+      readonly ok: false;
+      readonly code: FailureCode;
+      readonly detail: string;
+      readonly errors?: readonly FieldError[];
+      readonly timings: Timings;
+    };
+
+export type Task<Options = Record<string, unknown>> = (input: TaskInput<Options>) => Promise<Outcome>;

@@ -1,0 +1,34 @@
+// The `render` task: JSON RenderRequest bytes in, PDF bytes out.
+import { performance } from 'node:perf_hooks';
+import * as v from 'valibot';
+import type { Outcome, TaskInput } from '../protocol.js';
+import { parseJson } from '../lib/json.js';
+import { createDocument } from '../lib/pdf.js';
+import { movable, ownBuffer } from '../lib/transfer.js';
+import { summarize, toFieldErrors } from '../lib/validation.js';
+import { Engine, RenderError } from './engine.js';
+import { RenderRequest, normalizeAliases } from './schema.js';
+
+export async function render(input: TaskInput): Promise<Outcome> {
+  const started = performance.now();
+  const timings = () => ({ taskMs: performance.now() - started });
+
+  const parsed = parseJson(input.body, input.length);
+  if (!parsed.ok) return { ok: false, code: 'malformed', detail: parsed.detail, timings: timings() };
+
+  const validated = v.safeParse(RenderRequest, normalizeAliases(parsed.value));
+  if (!validated.success) {
+    const errors = toFieldErrors(validated.issues);
+    return { ok: false, code: 'invalid', detail: summarize(errors), errors, timings: timings() };
+  }
+
+  const doc = await createDocument();
+  try {
+    new Engine(doc, validated.output).run();
+  } catch (error) {
+    if (!(error instanceof RenderError)) throw error;
+    return { ok: false, code: 'invalid', detail: summarize(error.errors), errors: error.errors, timings: timings() };
+  }
+  const pdf = await doc.save(validated.output.output.compress);
+  return movable({ ok: true, value: { body: ownBuffer(pdf), mediaType: 'application/pdf' }, timings: timings() });
+}
