@@ -25,6 +25,8 @@ export interface ServerOptions {
   readonly workerFile?: string;
   /** Passed to every worker (tests share a SharedArrayBuffer through it). */
   readonly workerData?: unknown;
+  /** Routes added to the table, subject to the same edition filter (for embedding and tests). */
+  readonly extraRoutes?: readonly Route[];
 }
 
 export interface RunningServer {
@@ -77,6 +79,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     healthRoute(health),
     capabilitiesRoute(() => routes, config.version),
     renderRoute(pool),
+    ...(options.extraRoutes ?? []),
   ].filter((route) => route.auth === 'none' || tierIncludes(config.edition, route.auth));
 
   const app = uws.App();

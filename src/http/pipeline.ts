@@ -57,7 +57,8 @@ class Exchange {
     readonly request: IncomingRequest,
     readonly requestId: string,
     readonly reply: Reply,
-    readonly corsHeaders: ReadonlyArray<readonly [string, string]>,
+    /** CORS headers for this response; a preflight replaces them with its own. */
+    public corsHeaders: ReadonlyArray<readonly [string, string]>,
   ) {}
 
   respond(result: RouteResult, options: { close?: boolean } = {}): void {

@@ -43,9 +43,8 @@ export function registerRoutes(app: TemplatedApp, routes: readonly Route[], deps
       const x = openExchange(deps, family, path, res, req, 0);
       const { origin } = x.request.headers;
       const requested = x.request.headers['access-control-request-method'];
-      const headers: Array<[string, string]> = [['Allow', allow]];
-      if (origin !== '' && requested !== '') headers.push(...deps.cors.preflightHeaders(origin, requested, allowed));
-      x.respond({ status: 204, mediaType: 'text/plain', body: '', headers });
+      if (origin !== '' && requested !== '') x.corsHeaders = deps.cors.preflightHeaders(origin, requested, allowed);
+      x.respond({ status: 204, mediaType: 'text/plain', body: '', headers: [['Allow', allow]] });
     }));
     app.any(path, guard(deps, (res, req) => {
       const x = openExchange(deps, family, path, res, req, 0);

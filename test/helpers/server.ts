@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/server.js';
 import { KEY_ENTRIES } from './keys.js';
 
 export interface TestServer {
@@ -17,10 +17,7 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export interface TestServerOptions {
-  readonly workerFile?: string;
-  readonly workerData?: unknown;
-}
+export type TestServerOptions = Omit<ServerOptions, 'logger'>;
 
 export const FAULT_WORKER = fileURLToPath(new URL('../fixtures/fault-worker.js', import.meta.url));
 

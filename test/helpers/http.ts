@@ -1,0 +1,35 @@
+// Small request helpers for black-box tests.
+import { KEYS, bearer } from './keys.js';
+
+export function postJson(base: string, path: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
+  return fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...bearer(KEYS.enterprise), ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal,
+  });
+}
+
+/** A render request of one add_text operation per text. */
+export function textDocument(...texts: string[]): { operations: Array<Record<string, unknown>> } {
+  return { operations: texts.map((text) => ({ type: 'add_text', text })) };
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  request_id?: string;
+  errors?: Array<{ field: string; code: string; message: string }>;
+  retry_after?: number;
+}
+
+/** Reads a problem document, asserting its media type; returns it with the slug split off. */
+export async function readProblem(response: Response): Promise<Problem & { slug: string }> {
+  const type = response.headers.get('content-type');
+  if (type !== 'application/problem+json') throw new Error(`expected application/problem+json, got ${type} (status ${response.status})`);
+  const problem = (await response.json()) as Problem;
+  return { ...problem, slug: problem.type.slice(problem.type.lastIndexOf('/') + 1) };
+}

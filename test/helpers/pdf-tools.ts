@@ -1,0 +1,39 @@
+// Real PDF tools (Debian's qpdf and poppler-utils, installed by test/tools.sh)
+// verify what the server produces.
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+async function withFile<T>(pdf: Uint8Array, use: (path: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), 'platen-test-'));
+  try {
+    const path = join(dir, 'out.pdf');
+    await writeFile(path, pdf);
+    return await use(path);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `qpdf --check`; rejects (with qpdf's output) when the file is damaged. */
+export function qpdfCheck(pdf: Uint8Array): Promise<string> {
+  return withFile(pdf, async (path) => (await run('qpdf', ['--check', path])).stdout);
+}
+
+export function pdfToText(pdf: Uint8Array, layout = false): Promise<string> {
+  return withFile(pdf, async (path) => (await run('pdftotext', [...(layout ? ['-layout'] : []), path, '-'])).stdout);
+}
+
+export async function pdfInfo(pdf: Uint8Array): Promise<Record<string, string>> {
+  const out = await withFile(pdf, async (path) => (await run('pdfinfo', [path])).stdout);
+  const info: Record<string, string> = {};
+  for (const line of out.split('\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0) info[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  return info;
+}

@@ -1,0 +1,132 @@
+// Worker faults seen through HTTP: a worker that throws, a pool that is full,
+// a runaway loop, a worker out of memory, a client that leaves mid-task.
+// Workers are held busy with an Atomics gate, never with sleeps.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { postJson, readProblem, textDocument } from './helpers/http.js';
+import { FAULT_WORKER, startTestServer } from './helpers/server.js';
+
+function gate() {
+  const buffer = new SharedArrayBuffer(8);
+  const view = new Int32Array(buffer);
+  return {
+    workerData: { gate: buffer },
+    /** Resolves once `count` workers are blocked at the gate. */
+    async blocked(count: number): Promise<void> {
+      while (Atomics.load(view, 1) < count) {
+        const result = Atomics.waitAsync(view, 1, Atomics.load(view, 1), 5_000);
+        if (result.async) await result.value;
+      }
+    },
+    open(): void {
+      Atomics.store(view, 0, 1);
+      Atomics.notify(view, 0);
+    },
+  };
+}
+
+const faulty = (fault: string) => ({ ...textDocument('after the fault'), fault });
+
+describe('pool faults', () => {
+  test('a worker that throws gives 500 internal and the pool keeps serving', async (t) => {
+    const s = await startTestServer({}, { workerFile: FAULT_WORKER });
+    t.after(() => s.close());
+    const response = await postJson(s.base, '/api/v1/render', faulty('throw'));
+    assert.equal(response.status, 500);
+    const problem = await readProblem(response);
+    assert.equal(problem.slug, 'internal');
+    assert.ok(!problem.detail.includes('fixture'), 'the error message of a bug is logged, not sent');
+    assert.equal((await postJson(s.base, '/api/v1/render', textDocument('fine'))).status, 200);
+    assert.ok(s.logs.some((line) => line.level === 50 && line.status === 500), 'the 500 is logged at error level');
+  });
+
+  test('a worker that exits gives 500 and is replaced', async (t) => {
+    const s = await startTestServer({ PLATEN_WORKERS: '1' }, { workerFile: FAULT_WORKER });
+    t.after(() => s.close());
+    assert.equal((await postJson(s.base, '/api/v1/render', faulty('exit'))).status, 500);
+    assert.equal((await postJson(s.base, '/api/v1/render', textDocument('fine'))).status, 200);
+  });
+
+  test('503 worker-pool-exhausted with Retry-After at once when every worker is busy and the queue is full', async (t) => {
+    const g = gate();
+    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_MAX_QUEUE: '1' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    const running = postJson(s.base, '/api/v1/render', faulty('block'));
+    await g.blocked(1);
+    const queued = postJson(s.base, '/api/v1/render', faulty('block'));
+    // The queued request is inside the pool once the health record counts it.
+    await waitFor(async () => (await s.server.pool.stats).queued === 1);
+
+    const started = performance.now();
+    const refused = await postJson(s.base, '/api/v1/render', textDocument('one too many'));
+    const elapsed = performance.now() - started;
+    assert.equal(refused.status, 503);
+    assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    assert.equal((await readProblem(refused)).slug, 'worker-pool-exhausted');
+    assert.ok(elapsed < 1000, `refused at once (${elapsed.toFixed(1)} ms)`);
+
+    const health = (await (await fetch(`${s.base}/health`)).json()) as { workers: { total: number; busy: number; idle: number } };
+    assert.deepEqual(health.workers, { total: 1, busy: 1, idle: 0 });
+
+    g.open();
+    assert.equal((await running).status, 200);
+    assert.equal((await queued).status, 200);
+  });
+
+  test('a runaway task is stopped at the timeout: 504 request-timeout, and the worker is replaced', async (t) => {
+    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_TIMEOUT_MS: '300' }, { workerFile: FAULT_WORKER });
+    t.after(() => s.close());
+    const response = await postJson(s.base, '/api/v1/render', faulty('spin'));
+    assert.equal(response.status, 504);
+    assert.equal((await readProblem(response)).slug, 'request-timeout');
+    assert.equal((await postJson(s.base, '/api/v1/render', textDocument('fine'))).status, 200);
+  });
+
+  test('a worker out of memory fails its task with 422 and is replaced', async (t) => {
+    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_WORKER_MEMORY_MB: '64' }, { workerFile: FAULT_WORKER });
+    t.after(() => s.close());
+    const response = await postJson(s.base, '/api/v1/render', faulty('oom'));
+    assert.equal(response.status, 422);
+    const problem = await readProblem(response);
+    assert.equal(problem.slug, 'validation-failed');
+    assert.match(problem.detail, /memory/);
+    assert.equal((await postJson(s.base, '/api/v1/render', textDocument('fine'))).status, 200);
+  });
+
+  test('a client that disconnects aborts its task and frees the worker', async (t) => {
+    // One worker and a long timeout: only the abort can free the worker in time.
+    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_TIMEOUT_MS: '60000' }, { workerFile: FAULT_WORKER });
+    t.after(() => s.close());
+    const controller = new AbortController();
+    const spinning = postJson(s.base, '/api/v1/render', faulty('spin'), {}, controller.signal).catch((error: unknown) => error);
+    await waitFor(async () => s.server.pool.stats.busy === 1);
+    controller.abort();
+    assert.equal(((await spinning) as Error).name, 'AbortError');
+    const response = await postJson(s.base, '/api/v1/render', textDocument('fine'), {}, AbortSignal.timeout(10_000));
+    assert.equal(response.status, 200);
+    await waitFor(async () => s.logs.some((line) => line.status === 499));
+  });
+
+  test('the circuit breaker opens after repeated crashes: 503 fast, health reports it', async (t) => {
+    const s = await startTestServer({ PLATEN_WORKERS: '1' }, { workerFile: FAULT_WORKER });
+    t.after(() => s.close());
+    for (let i = 0; i < 5; i++) assert.equal((await postJson(s.base, '/api/v1/render', faulty('throw'))).status, 500);
+    const refused = await postJson(s.base, '/api/v1/render', textDocument('fine'));
+    assert.equal(refused.status, 503);
+    assert.equal((await readProblem(refused)).slug, 'worker-pool-exhausted');
+    assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    const health = (await (await fetch(`${s.base}/health`)).json()) as { circuit_breaker: string; status: string };
+    assert.equal(health.circuit_breaker, 'open');
+    assert.equal(health.status, 'degraded');
+    assert.equal((await fetch(`${s.base}/readyz`)).status, 503);
+    assert.equal((await fetch(`${s.base}/healthz`)).status, 503);
+  });
+});
+
+async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
