@@ -55,7 +55,7 @@ describe('pool faults', () => {
     await g.blocked(1);
     const queued = postJson(s.base, '/api/v1/render', faulty('block'));
     // The queued request is inside the pool once the health record counts it.
-    await waitFor(async () => (await s.server.pool.stats).queued === 1);
+    await waitFor(async () => s.server.pool.stats.queued === 1);
 
     const started = performance.now();
     const refused = await postJson(s.base, '/api/v1/render', textDocument('one too many'));
@@ -130,3 +130,22 @@ async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+describe('graceful close', () => {
+  test('close() waits for the request in flight, which completes; readiness is false meanwhile', async (t) => {
+    const g = gate();
+    const s = await startTestServer({ PLATEN_WORKERS: '1' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    const inFlight = postJson(s.base, '/api/v1/render', faulty('block'));
+    await g.blocked(1);
+    let closed = false;
+    const closing = s.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(closed, false, 'close waits for the request in flight');
+    g.open();
+    const response = await inFlight;
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('connection'), 'close', 'the draining server closes the connection after answering');
+    await closing;
+  });
+});

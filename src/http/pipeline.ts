@@ -70,7 +70,7 @@ class Exchange {
       ...(result.headers ?? []),
     ];
     const close = options.close === true || this.bodyPending || this.deps.lifecycle.draining;
-    if (close) headers.push(['Connection', 'close']);
+    // uWS writes `Connection: close` itself when asked to close.
     this.status = result.status;
     const omitBody = this.request.method === 'HEAD';
     this.reply.send({ status: result.status, headers, body: result.body, omitBody, close });

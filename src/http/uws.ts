@@ -9,18 +9,19 @@ export type { HttpRequest, HttpResponse, TemplatedApp, us_listen_socket } from '
 
 const PACKAGE = '@trufflesuite/uws-js-unofficial';
 
-function load(): typeof UWS {
+/** Exported for the test that proves a missing binary stops start-up instead of falling back. */
+export function loadNativeBinding(abi: string = process.versions.modules): typeof UWS {
   const require = createRequire(import.meta.url);
-  const binary = `${PACKAGE}/binaries/uws_${process.platform}_${process.arch}_${process.versions.modules}.node`;
+  const binary = `${PACKAGE}/binaries/uws_${process.platform}_${process.arch}_${abi}.node`;
   try {
     return require(binary) as typeof UWS;
   } catch (error) {
     throw new Error(
       `cannot load the native uWebSockets.js binding (${binary}) on Node ${process.version} ` +
-        `(${process.platform}/${process.arch}, ABI ${process.versions.modules}): ${(error as Error).message}. ` +
+        `(${process.platform}/${process.arch}, ABI ${abi}): ${(error as Error).message}. ` +
         'Platen does not run on the slow JavaScript fallback; use Node 20 on Linux x64 with glibc >= 2.27.',
     );
   }
 }
 
-export const uws = load();
+export const uws = loadNativeBinding();

@@ -17,3 +17,14 @@ export function parseJson(body: ArrayBuffer, length: number): Parsed {
     return { ok: false, detail: `The body is not valid JSON: ${(error as Error).message}.` };
   }
 }
+
+/** Request bodies are JSON objects; valibot's object schemas would also accept an array. */
+export const NOT_AN_OBJECT = {
+  field: '(body)',
+  code: 'INVALID_TYPE',
+  message: 'The body must be a JSON object.',
+} as const;
+
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -13,7 +13,6 @@ const CODES: Record<string, string> = {
   number: 'INVALID_TYPE',
   boolean: 'INVALID_TYPE',
   object: 'INVALID_TYPE',
-  strict_object: 'UNKNOWN_FIELD',
   array: 'INVALID_TYPE',
   integer: 'INVALID_TYPE',
   finite: 'INVALID_TYPE',
@@ -39,14 +38,16 @@ export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldErr
   const errors: FieldError[] = [];
   for (const issue of issues) {
     const field = fieldPath(issue.path);
-    let code = CODES[issue.type] ?? 'INVALID_VALUE';
-    // valibot reports a missing required key as a type issue whose input is undefined.
-    if (issue.kind === 'schema' && issue.input === undefined && issue.type !== 'strict_object') code = 'REQUIRED';
-    if (issue.type === 'strict_object') {
-      errors.push({ field, code, message: `Unknown field; check its spelling against the contract.` });
-      continue;
+    // valibot reports a missing key as an issue of the object schema with the
+    // key's schema expected and `undefined` received; an unknown key of a
+    // strict object expects `never`.
+    if (issue.expected === 'never') {
+      errors.push({ field, code: 'UNKNOWN_FIELD', message: 'Unknown field; check its spelling against the contract.' });
+    } else if (issue.kind === 'schema' && issue.received === 'undefined') {
+      errors.push({ field, code: 'REQUIRED', message: 'This field is required.' });
+    } else {
+      errors.push({ field, code: CODES[issue.type] ?? 'INVALID_VALUE', message: issue.message });
     }
-    errors.push({ field, code, message: code === 'REQUIRED' ? 'This field is required.' : issue.message });
   }
   return errors;
 }

@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import * as v from 'valibot';
 import type { Outcome, TaskInput } from '../protocol.js';
-import { parseJson } from '../lib/json.js';
+import { NOT_AN_OBJECT, isJsonObject, parseJson } from '../lib/json.js';
 import { createDocument } from '../lib/pdf.js';
 import { movable, ownBuffer } from '../lib/transfer.js';
 import { summarize, toFieldErrors } from '../lib/validation.js';
@@ -16,6 +16,9 @@ export async function render(input: TaskInput): Promise<Outcome> {
   const parsed = parseJson(input.body, input.length);
   if (!parsed.ok) return { ok: false, code: 'malformed', detail: parsed.detail, timings: timings() };
 
+  if (!isJsonObject(parsed.value)) {
+    return { ok: false, code: 'invalid', detail: NOT_AN_OBJECT.message, errors: [NOT_AN_OBJECT], timings: timings() };
+  }
   const validated = v.safeParse(RenderRequest, normalizeAliases(parsed.value));
   if (!validated.success) {
     const errors = toFieldErrors(validated.issues);

@@ -1,0 +1,115 @@
+// POST /api/v1/render end to end, with the PDF checked by real tools.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { postJson, readProblem, textDocument } from './helpers/http.js';
+import { pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+describe('render', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.close());
+
+  async function render(body: unknown): Promise<Uint8Array> {
+    const response = await postJson(s.base, '/api/v1/render', body);
+    assert.equal(response.status, 200, await response.clone().text());
+    assert.equal(response.headers.get('content-type'), 'application/pdf');
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  test('a document passes qpdf --check and pdftotext finds its text in order', async () => {
+    const pdf = await render({
+      operations: [
+        { type: 'set_font', family: 'Times', bold: true, size: 18, color: '#1f2937' },
+        { type: 'add_text', text: 'Quarterly report' },
+        { type: 'set_font', family: 'Helvetica', size: 11 },
+        { type: 'add_text', text: 'Revenue grew (as expected) by 12% — thanks to everyone.' },
+        { type: 'add_text', text: 'Signed', x: 400, y: 700, color: '#c00' },
+      ],
+    });
+    assert.match(await qpdfCheck(pdf), /No syntax or stream encoding errors/);
+    const text = await pdfToText(pdf);
+    const order = ['Quarterly report', 'Revenue grew (as expected) by 12% — thanks to everyone.', 'Signed'].map((t) => text.indexOf(t));
+    assert.ok(order.every((i) => i >= 0), `all texts present in:\n${text}`);
+    assert.deepEqual([...order].sort((a, b) => a - b), order, 'texts in reading order');
+  });
+
+  test('long text wraps inside the content width and flows onto new pages', async () => {
+    const paragraph = 'The quick brown fox jumps over the lazy dog. '.repeat(400);
+    const pdf = await render({ ...textDocument(paragraph), page_size: 'a5' });
+    const info = await pdfInfo(pdf);
+    assert.ok(Number(info.Pages) > 1, `several pages (${info.Pages})`);
+    assert.match(info['Page size'] ?? '', /^419\.5\d* x 595\.2\d* pts/, 'A5 in points');
+    const lines = (await pdfToText(pdf, true)).split('\n').filter((line) => line.includes('fox'));
+    assert.ok(lines.length > 20, 'wrapped into many lines');
+    // A5 is 148 mm wide: at 12 pt Helvetica a line holds ~60-70 characters, never the whole paragraph.
+    for (const line of lines) assert.ok(line.trim().length < 90, `line within the width: "${line.trim()}"`);
+  });
+
+  test('page size is case-insensitive, orientation and add_page sizes apply', async () => {
+    const pdf = await render({
+      page_size: 'letter',
+      orientation: 'landscape',
+      operations: [{ type: 'add_text', text: 'one' }, { type: 'add_page', page_size: 'A4', orientation: 'portrait' }, { type: 'add_text', text: 'two' }],
+    });
+    assert.equal(Number((await pdfInfo(pdf)).Pages), 2);
+    const text = await pdfToText(pdf);
+    assert.ok(text.indexOf('one') < text.indexOf('two'));
+  });
+
+  test('the spec example discriminator `op` is accepted as an alias of `type`', async () => {
+    const pdf = await render({ operations: [{ op: 'add_text', text: 'alias works' }] });
+    assert.match(await pdfToText(pdf), /alias works/);
+  });
+
+  test('output.compress false writes plain objects', async () => {
+    const plain = await render({ ...textDocument('plain'), output: { compress: false } });
+    assert.ok(!Buffer.from(plain).includes('/ObjStm'), 'no object streams');
+    const packed = await render(textDocument('packed'));
+    assert.ok(Buffer.from(packed).includes('/ObjStm'), 'object streams when compressed');
+  });
+
+  test('text cannot inject PDF syntax', async () => {
+    const hostile = 'a) Tj ET ( \\ )>> endstream endobj %%EOF (b';
+    const pdf = await render(textDocument(hostile));
+    await qpdfCheck(pdf);
+    assert.ok((await pdfToText(pdf)).includes(hostile));
+  });
+
+  test('characters the standard fonts cannot draw give 422 naming them and the field', async () => {
+    const response = await postJson(s.base, '/api/v1/render', textDocument('fine', 'Привет'));
+    assert.equal(response.status, 422);
+    const problem = await readProblem(response);
+    assert.equal(problem.errors?.[0]?.field, 'operations[1].text');
+    assert.equal(problem.errors?.[0]?.code, 'UNSUPPORTED_CHARACTERS');
+    assert.match(problem.errors?.[0]?.message ?? '', /U\+041F/);
+  });
+
+  test('422 errors point at the offending field', async () => {
+    const cases: Array<[unknown, string, string]> = [
+      [{ operations: [{ type: 'add_text' }] }, 'operations[0].text', 'REQUIRED'],
+      [{ operations: [{ type: 'add_text', text: 'x', size: 0 }] }, 'operations[0].size', 'OUT_OF_RANGE'],
+      [{ operations: [{ type: 'add_text', text: 'x', colour: '#fff' }] }, 'operations[0].colour', 'UNKNOWN_FIELD'],
+      [{ operations: [{ type: 'add_text', text: 'x', x: 10 }] }, 'operations[0].y', 'INVALID_VALUE'],
+      [{ operations: [{ type: 'set_font', family: 'Comic Sans' }] }, 'operations[0].family', 'INVALID_ENUM'],
+      [{ operations: [{ type: 'set_font', color: 'red' }] }, 'operations[0].color', 'INVALID_FORMAT'],
+      [{ operations: [{ type: 'draw_unicorn' }] }, 'operations[0].type', 'INVALID_ENUM'],
+      [{ operations: [{ type: 'add_text', text: 'x' }], orientation: 'sideways' }, 'orientation', 'INVALID_ENUM'],
+      [[1, 2], '(body)', 'INVALID_TYPE'],
+    ];
+    for (const [body, field, code] of cases) {
+      const response = await postJson(s.base, '/api/v1/render', body);
+      assert.equal(response.status, 422, JSON.stringify(body));
+      const problem = await readProblem(response);
+      assert.deepEqual({ field: problem.errors?.[0]?.field, code: problem.errors?.[0]?.code }, { field, code }, JSON.stringify(body));
+    }
+  });
+
+  test('operations the spec names but this version lacks are a 422 that says so', async () => {
+    const response = await postJson(s.base, '/api/v1/render', { operations: [{ type: 'add_image', data: 'x' }] });
+    assert.equal(response.status, 422);
+    assert.match((await readProblem(response)).errors?.[0]?.message ?? '', /add_image is not available in this version/);
+  });
+});
