@@ -1,19 +1,19 @@
 // Piscina transfers (rather than copies) only a *top-level* movable return
-// value (piscina dist/worker.js: `if (isMovable(result))`), so an Outcome
-// carrying a result buffer is wrapped in an object that names the buffer as
-// its transferable and the Outcome as its value.
+// value (piscina dist/worker.js: `if (isMovable(result))`), so a successful
+// Outcome is itself marked movable: it names its result buffer as the
+// transferable and itself as the value. Symbol-keyed properties do not
+// survive structured cloning, so the main thread receives a plain Outcome,
+// and a caller without a pool (tests, baselines) sees one too.
 import { Piscina } from 'piscina';
 import type { Outcome } from '../protocol.js';
 
 export function movable(outcome: Outcome): Outcome {
   if (!outcome.ok) return outcome;
-  const wrapper = {
-    [Piscina.transferableSymbol]: outcome.value.body,
-    [Piscina.valueSymbol]: outcome,
-  };
-  // The wrapper is unwrapped by Piscina before it crosses the thread boundary,
-  // so the caller still receives a plain Outcome.
-  return Piscina.move(wrapper as never) as unknown as Outcome;
+  Object.defineProperties(outcome, {
+    [Piscina.transferableSymbol]: { value: outcome.value.body, enumerable: false },
+    [Piscina.valueSymbol]: { value: outcome, enumerable: false },
+  });
+  return Piscina.move(outcome as never) as unknown as Outcome;
 }
 
 /** Copies a view into its own exact-size ArrayBuffer (pooled Buffers cannot be transferred). */

@@ -1,0 +1,73 @@
+// Imports point down (STYLE.md): this test reads every import in src/ and
+// workers/ and fails on a violation, so the layering cannot erode silently.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Import {
+  readonly file: string;
+  readonly specifier: string;
+  readonly typeOnly: boolean;
+}
+
+async function sources(dir: string): Promise<string[]> {
+  const entries = await readdir(join(ROOT, dir), { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile() && e.name.endsWith('.ts')).map((e) => relative(ROOT, join(e.parentPath, e.name)));
+}
+
+async function importsOf(files: string[]): Promise<Import[]> {
+  const found: Import[] = [];
+  const pattern = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm;
+  for (const file of files) {
+    const text = await readFile(join(ROOT, file), 'utf8');
+    for (const match of text.matchAll(pattern)) found.push({ file, specifier: match[3] as string, typeOnly: match[2] !== undefined });
+  }
+  return found;
+}
+
+/** Resolves a relative specifier to a repo path (`../workers/protocol.js` → `workers/protocol.ts`). */
+function target(from: string, specifier: string): string {
+  if (!specifier.startsWith('.')) return specifier;
+  return relative(ROOT, join(ROOT, from, '..', specifier)).replace(/\.js$/, '.ts');
+}
+
+test('workers/ never imports src/, uWS, pino, Redis or the rate limiter', async () => {
+  const forbidden = [/^src\//, /uws/, /^pino/, /redis/, /rate-limiter/];
+  for (const imp of await importsOf(await sources('workers'))) {
+    const to = target(imp.file, imp.specifier);
+    assert.ok(!forbidden.some((f) => f.test(to)), `${imp.file} imports ${imp.specifier}`);
+  }
+});
+
+test('src/ imports from workers/ only the thread protocol, and only as types', async () => {
+  for (const imp of await importsOf(await sources('src'))) {
+    const to = target(imp.file, imp.specifier);
+    if (!to.startsWith('workers/')) continue;
+    assert.equal(to, 'workers/protocol.ts', `${imp.file} imports ${imp.specifier}`);
+    assert.ok(imp.typeOnly, `${imp.file} imports the protocol with \`import type\``);
+  }
+});
+
+test('src/http knows nothing of PDFs or of the route modules above it', async () => {
+  for (const imp of await importsOf(await sources('src/http'))) {
+    const to = target(imp.file, imp.specifier);
+    assert.ok(!/^src\/(render|accel|store)\//.test(to) && !/pdf-lib|fontkit|sharp/.test(to), `${imp.file} imports ${imp.specifier}`);
+  }
+});
+
+test('pdf-lib is used behind one seam only (workers/lib/pdf.ts)', async () => {
+  const all = await importsOf([...(await sources('src')), ...(await sources('workers'))]);
+  const users = new Set(all.filter((imp) => /pdf-lib/.test(imp.specifier)).map((imp) => imp.file));
+  assert.deepEqual([...users], ['workers/lib/pdf.ts']);
+});
+
+test('only src/config.ts reads process.env', async () => {
+  for (const file of [...(await sources('src')), ...(await sources('workers'))]) {
+    const text = await readFile(join(ROOT, file), 'utf8');
+    if (file !== 'src/config.ts') assert.ok(!/process\.env\b/.test(text), `${file} reads process.env`);
+  }
+});
