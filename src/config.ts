@@ -57,6 +57,9 @@ const EnvSchema = v.object({
 
 type Env = v.InferOutput<typeof EnvSchema>;
 
+/** Every variable this version reads (the README documents each; a test checks it). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.entries);
+
 export interface Config {
   readonly version: string;
   readonly host: string;
