@@ -110,21 +110,33 @@ export class WorkerPool {
     if (!this.#breaker.admit()) {
       return { ok: false, reason: 'breaker-open', retryAfterSeconds: this.#breaker.retryAfterSeconds };
     }
-    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    // One controller per task, fed by a timer and the caller's signal. Not
+    // AbortSignal.any/AbortSignal.timeout: on Node 20 composites with timeout
+    // sources and listeners are retained forever (nodejs/node#54614, #55351).
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.options.timeoutMs);
+    const onCallerAbort = () => controller.abort();
+    signal.addEventListener('abort', onCallerAbort, { once: true });
     const started = performance.now();
     this.#inFlight += 1;
     try {
       const outcome = await this.#piscina.run(input, {
         name,
-        signal: AbortSignal.any([signal, timeout]),
+        signal: controller.signal,
         transferList: input.body.byteLength > 0 ? [input.body] : [],
       });
       this.#breaker.success();
       return { ok: true, outcome, roundTripMs: performance.now() - started };
     } catch (error) {
-      return this.#failure(error, timeout);
+      return this.#failure(error, timedOut);
     } finally {
       this.#inFlight -= 1;
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onCallerAbort);
     }
   }
 
@@ -132,8 +144,8 @@ export class WorkerPool {
     await this.#piscina.close();
   }
 
-  #failure(error: unknown, timeout: AbortSignal): PoolResult {
-    if (timeout.aborted) {
+  #failure(error: unknown, timedOut: boolean): PoolResult {
+    if (timedOut) {
       this.#breaker.fault();
       return { ok: false, reason: 'timeout' };
     }
