@@ -63,6 +63,8 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     workerData: options.workerData,
   });
 
+  await pool.warm();
+
   const lifecycle = new Lifecycle();
   const health = new Health(pool, keys, lifecycle, config.version, config.edition);
   const deps: PipelineDeps = {

@@ -3,6 +3,7 @@
 // Workers are held busy with an Atomics gate, never with sleeps.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Agent, get } from 'node:http';
 import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { FAULT_WORKER, startTestServer } from './helpers/server.js';
 
@@ -136,12 +137,35 @@ describe('graceful close', () => {
     const g = gate();
     const s = await startTestServer({ PLATEN_WORKERS: '1' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
     t.after(() => s.close());
+    // Keep-alive connections opened before the shutdown, as a balancer's prober
+    // holds them. Each answers once while draining: draining responses close
+    // their connection.
+    const probers = Array.from({ length: 3 }, () => new Agent({ keepAlive: true, maxSockets: 1 }));
+    t.after(() => probers.forEach((agent) => agent.destroy()));
+    const probe = (agent: Agent, path: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        get(`${s.base}${path}`, { agent }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        }).on('error', reject);
+      });
+    for (const agent of probers) assert.equal((await probe(agent, '/healthz')).status, 200);
+    const [forReady, forLive, forApi] = probers as [Agent, Agent, Agent];
+
     const inFlight = postJson(s.base, '/api/v1/render', faulty('block'));
     await g.blocked(1);
     let closed = false;
     const closing = s.close().then(() => (closed = true));
     await new Promise((resolve) => setTimeout(resolve, 50));
     assert.equal(closed, false, 'close waits for the request in flight');
+    const ready = await probe(forReady, '/readyz');
+    assert.equal(ready.status, 503);
+    assert.deepEqual(JSON.parse(ready.body), { status: 'not_ready', checks: { pool: true, keys: true, accepting: false } });
+    assert.equal((await probe(forLive, '/healthz')).status, 200, 'liveness stays up while draining');
+    const refused = await probe(forApi, '/api/v1/capabilities');
+    assert.equal(refused.status, 503);
+    assert.match(refused.body, /shutting-down/);
     g.open();
     const response = await inFlight;
     assert.equal(response.status, 200);

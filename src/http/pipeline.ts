@@ -158,7 +158,9 @@ export function routeHandler(route: Route, deps: PipelineDeps): (res: HttpRespon
 function run(route: Route, x: Exchange, res: HttpResponse): void {
   const { deps, request } = x;
   const { config, keys } = deps;
-  if (deps.lifecycle.draining) {
+  // Probes keep answering while draining: readiness reports not_ready and
+  // liveness stays up, so the balancer sees why (reliability plan, case 51).
+  if (deps.lifecycle.draining && route.auth !== 'none') {
     return x.fail('shutting-down', { detail: 'The server is shutting down; retry on another instance.', retryAfter: 1 });
   }
 

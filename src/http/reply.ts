@@ -74,8 +74,15 @@ export class Reply {
       res.writeStatus(STATUS_LINES[response.status] ?? String(response.status));
       for (const [name, value] of response.headers) res.writeHeader(name, value);
       if (response.omitBody === true || response.status === 204) {
+        // Only the argument-less endWithoutBody() finishes a response in this
+        // uWS build: with a length it never terminates the headers and the
+        // keep-alive connection freezes (uNetworking/uWebSockets.js#739). So a
+        // HEAD answer states its length itself, and a 204 states none
+        // (RFC 9110 section 8.6). `close` is not honoured here: such answers
+        // are tiny, and shutdown closes every connection anyway.
         this.bytesOut = 0;
-        res.endWithoutBody(response.status === 204 ? undefined : body.byteLength, response.close === true);
+        if (response.status !== 204) res.writeHeader('Content-Length', String(body.byteLength));
+        res.endWithoutBody();
         return;
       }
       this.bytesOut = body.byteLength;

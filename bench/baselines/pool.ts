@@ -1,0 +1,35 @@
+// Baseline (a), the ceiling: the same render through a bare Piscina pool with
+// the server's thread count, and as many tasks in flight as the HTTP run has
+// connections. No HTTP, no auth, no body reading: whatever the server loses
+// against this is its own overhead plus the load generator's CPU.
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { Outcome, TaskInput } from '../../workers/protocol.js';
+import { LETTER_JSON, letterBody } from '../documents.js';
+import { warmThenLoop } from '../loop.js';
+import type { Settings } from '../settings.js';
+import type { Throughput } from '../stats.js';
+
+const WORKER_FILE = fileURLToPath(new URL('../../workers/index.js', import.meta.url));
+
+export async function barePool(settings: Settings, inFlight: number): Promise<Throughput> {
+  const pool = new Piscina<TaskInput, Outcome>({
+    filename: WORKER_FILE,
+    minThreads: settings.workers,
+    maxThreads: settings.workers,
+    // As in src/pool/pool.ts: one task per thread, threads kept warm.
+    concurrentTasksPerWorker: 1,
+    idleTimeout: Number.MAX_SAFE_INTEGER,
+  });
+  const task = async () => {
+    // The body is transferred, so each task gets its own copy, as each HTTP request has its own body.
+    const body = letterBody();
+    const outcome = await pool.run({ body, length: LETTER_JSON.byteLength, options: {} }, { name: 'render', transferList: [body] });
+    if (!outcome.ok) throw new Error(`render failed in the bare pool: ${outcome.detail}`);
+  };
+  try {
+    return await warmThenLoop(settings.warmupSeconds, settings.seconds, inFlight, task);
+  } finally {
+    await pool.close();
+  }
+}

@@ -1,0 +1,57 @@
+// The document every render scenario and baseline uses: a realistic one-page
+// business letter (letterhead, address block, ten add_text operations, four
+// paragraphs that wrap over several lines). One fixed body, so the server and
+// every baseline do exactly the same work.
+
+/** Matches the key pattern svc_live_{kid}_{secret}; only ever given to the bench's own server. */
+export const BENCH_KEY = 'svc_live_bench1_' + 'b'.repeat(32);
+
+/**
+ * The per-client quota is raised so that the rate limiter never answers for
+ * the pool (rpm allows at most 9 digits: src/auth/key-entry.ts).
+ */
+export const BENCH_KEY_ENTRY = `${BENCH_KEY}:bench:enterprise:rpm=100000000`;
+
+const PARAGRAPHS = [
+  'Thank you for your order of 14 March. We are writing to confirm that the replacement bearings for the three conveyor ' +
+    'lines at your Rotterdam plant have been manufactured, inspected and packed, and that they will leave our warehouse on ' +
+    'Friday morning. The carrier has been asked to call your receiving desk one hour before arrival.',
+  'As agreed with your maintenance manager, the bearings are supplied with the extended-life seals and the food-grade ' +
+    'lubricant specified in your tender. Each crate carries the inspection certificate for its batch, and a consolidated ' +
+    'certificate of conformity is enclosed with this letter for your quality records.',
+  'The invoice will follow by separate post. Payment terms remain thirty days net from the date of delivery; should you ' +
+    'prefer to settle by the new direct-debit arrangement discussed at our last meeting, our accounts team will be glad to ' +
+    'send you the mandate form and to answer any questions about it.',
+  'If anything in this shipment is not as you expect, please contact me directly on the number below, quoting the order ' +
+    'reference at the top of this letter. We appreciate your continued business and look forward to supporting the ' +
+    'commissioning of the new line later this year.',
+];
+
+export const LETTER = {
+  page_size: 'A4',
+  margin: 56,
+  operations: [
+    { type: 'set_font', family: 'Helvetica', bold: true, size: 18, color: '#1f2937' },
+    { type: 'add_text', text: 'Northwind Bearings Ltd', align: 'left' },
+    { type: 'set_font', bold: false, size: 9, color: '#6b7280' },
+    { type: 'add_text', text: 'Unit 4, Riverside Industrial Estate, Leeds LS10 1AB, United Kingdom  |  +44 113 496 0000', x: 56, y: 82 },
+    { type: 'set_font', family: 'Times', size: 11, color: '#111827', line_height: 1.35 },
+    { type: 'add_text', text: 'Ms. Annelies de Vries\nHead of Procurement\nVan Dijk Food Processing B.V.\nHavenstraat 112\n3011 AB Rotterdam\nThe Netherlands', x: 56, y: 130 },
+    { type: 'add_text', text: 'Leeds, 21 March 2025', x: 400, y: 130, width: 139, align: 'right' },
+    { type: 'add_text', text: '\n\n\n\n\n\n\n\n\n' },
+    { type: 'add_text', text: 'Your order NWB-2025-0314: dispatch of replacement bearings', size: 12 },
+    { type: 'add_text', text: '\nDear Ms. de Vries,\n' },
+    ...PARAGRAPHS.flatMap((text) => [{ type: 'add_text', text: `${text}\n` }]),
+    { type: 'add_text', text: 'Yours sincerely,\n\n\nJames Whitfield\nKey Account Manager, Northwind Bearings Ltd' },
+  ],
+};
+
+/** The request body, encoded once. */
+export const LETTER_JSON: Buffer = Buffer.from(JSON.stringify(LETTER), 'utf8');
+
+/** A fresh ArrayBuffer holding the body: a task transfers (neuters) the one it is given. */
+export function letterBody(): ArrayBuffer {
+  const copy = new Uint8Array(LETTER_JSON.byteLength);
+  copy.set(LETTER_JSON);
+  return copy.buffer;
+}

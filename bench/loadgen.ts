@@ -1,0 +1,158 @@
+// A small load generator that keeps latency per status code, in
+// microseconds: autocannon's histogram holds 2xx latencies only, in whole
+// milliseconds (autocannon lib/run.js, "only recordValue 2xx latencies"),
+// and the overload scenario is about how fast the 503s are. No undici in
+// node_modules, so node:http with a keep-alive Agent. Bounded: fixed
+// connections, fixed duration, a fixed-size sample store per status.
+import { Agent, request } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Samples, round, type Latency } from './stats.js';
+
+export interface LoadOptions {
+  readonly url: string;
+  readonly method: 'GET' | 'POST';
+  readonly headers: Record<string, string>;
+  readonly body?: Buffer;
+  /** Each connection sends its next request when the last answer ends (a closed loop). */
+  readonly connections: number;
+  readonly seconds: number;
+  /**
+   * Paced instead of back to back: a connection starts a request at most
+   * every intervalMs, as a balancer's health checker does.
+   */
+  readonly intervalMs?: number;
+}
+
+export interface OpenLoadOptions extends Omit<LoadOptions, 'connections' | 'intervalMs'> {
+  /** Arrivals per second, whatever the answers: an open loop, as independent clients behave. */
+  readonly ratePerSecond: number;
+  /** Sockets at most; an arrival finding none free waits for one (and its wait counts in its latency). */
+  readonly maxSockets: number;
+}
+
+export interface StatusFigures extends Latency {
+  readonly perSecond: number;
+}
+
+export interface LoadResult {
+  readonly seconds: number;
+  readonly total: number;
+  readonly errors: number;
+  readonly byStatus: Record<string, StatusFigures>;
+}
+
+/**
+ * Open loop: requests start on a fixed schedule. Latency is measured from the
+ * *scheduled* start, so a stalled server cannot hide its queue behind a
+ * client that waits for it (coordinated omission, Gil Tene's wrk2 notes).
+ */
+export async function generateOpenLoad(options: OpenLoadOptions): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets });
+  const url = new URL(options.url);
+  const headers = { ...options.headers, ...(options.body !== undefined ? { 'content-length': String(options.body.byteLength) } : {}) };
+  const byStatus = new Map<number, Samples>();
+  let errors = 0;
+  const pending = new Set<Promise<void>>();
+  const started = performance.now();
+  const deadline = started + options.seconds * 1000;
+  const intervalMs = 1000 / options.ratePerSecond;
+  let launched = 0;
+
+  const fire = (scheduled: number) => {
+    const done = new Promise<void>((resolve) => {
+      const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: options.method, headers }, (res) => {
+        res.on('data', () => undefined);
+        res.once('end', () => {
+          const status = res.statusCode ?? 0;
+          let samples = byStatus.get(status);
+          if (samples === undefined) byStatus.set(status, (samples = new Samples()));
+          samples.add(performance.now() - scheduled);
+          resolve();
+        });
+        res.once('error', () => {
+          errors += 1;
+          resolve();
+        });
+      });
+      req.once('error', () => {
+        errors += 1;
+        resolve();
+      });
+      req.end(options.body);
+    });
+    pending.add(done);
+    void done.then(() => pending.delete(done));
+  };
+
+  while (performance.now() < deadline) {
+    const due = Math.floor((performance.now() - started) / intervalMs);
+    while (launched < due) fire(started + launched++ * intervalMs);
+    // Timers run at ~1 ms granularity; each tick launches every arrival that fell due.
+    await sleep(1);
+  }
+  await Promise.all(pending);
+  agent.destroy();
+  return summarizeLoad(byStatus, errors, (performance.now() - started) / 1000);
+}
+
+function summarizeLoad(byStatus: Map<number, Samples>, errors: number, seconds: number): LoadResult {
+  const figures: Record<string, StatusFigures> = {};
+  let total = 0;
+  for (const [status, samples] of [...byStatus].sort(([a], [b]) => a - b)) {
+    total += samples.count;
+    figures[String(status)] = { ...samples.latency(), perSecond: round(samples.count / seconds, 1) };
+  }
+  return { seconds: round(seconds, 2), total, errors, byStatus: figures };
+}
+
+export async function generateLoad(options: LoadOptions): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
+  const url = new URL(options.url);
+  const headers = { ...options.headers, ...(options.body !== undefined ? { 'content-length': String(options.body.byteLength) } : {}) };
+  const byStatus = new Map<number, Samples>();
+  let errors = 0;
+  const started = performance.now();
+  const deadline = started + options.seconds * 1000;
+
+  const send = () =>
+    new Promise<number>((resolve, reject) => {
+      const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: options.method, headers }, (res) => {
+        // The answer counts when its last byte arrived, as in autocannon.
+        res.on('data', () => undefined);
+        res.once('end', () => resolve(res.statusCode ?? 0));
+        res.once('error', reject);
+      });
+      req.once('error', reject);
+      req.end(options.body);
+    });
+
+  const connection = async () => {
+    let slot = performance.now();
+    while (performance.now() < deadline) {
+      if (options.intervalMs !== undefined) {
+        const wait = slot - performance.now();
+        if (wait > 0) await sleep(wait);
+        if (performance.now() >= deadline) break;
+        // A late answer moves the schedule on rather than bursting to catch up.
+        slot = Math.max(slot, performance.now()) + options.intervalMs;
+      }
+      const sent = performance.now();
+      try {
+        const status = await send();
+        let samples = byStatus.get(status);
+        if (samples === undefined) byStatus.set(status, (samples = new Samples()));
+        samples.add(performance.now() - sent);
+      } catch {
+        errors += 1;
+      }
+    }
+  };
+
+  try {
+    await Promise.all(Array.from({ length: options.connections }, connection));
+  } finally {
+    agent.destroy();
+  }
+  return summarizeLoad(byStatus, errors, (performance.now() - started) / 1000);
+}

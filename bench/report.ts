@@ -1,0 +1,128 @@
+// Writes bench/results/<scenario>.json (figures plus the run info) and
+// bench/results/summary.md (one table of figures, one of ratios and
+// targets), and returns the summary for printing.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadFigures } from './autocannon.js';
+import type { RunInfo } from './machine.js';
+import type { HealthzResult } from './scenarios/healthz.js';
+import type { MixedResult } from './scenarios/mixed.js';
+import type { OverloadResult } from './scenarios/overload.js';
+import type { RenderBaselines, RenderRatios } from './scenarios/render.js';
+import { ratio, round, type Throughput } from './stats.js';
+
+export interface RenderResult {
+  readonly connections: number;
+  readonly server: LoadFigures;
+  readonly baselines: RenderBaselines;
+  readonly ratios: RenderRatios;
+}
+
+export interface Results {
+  readonly healthz: HealthzResult;
+  readonly render: RenderResult;
+  readonly overload: OverloadResult;
+  readonly mixed: MixedResult;
+}
+
+/** Targets from the issue. */
+const TARGET_SERVER_TO_POOL = 0.9;
+const TARGET_REJECT_P99_MS = 5;
+
+export function writeResults(dir: string, info: RunInfo, results: Results): string {
+  for (const [scenario, figures] of Object.entries(results)) {
+    writeFileSync(join(dir, `${scenario}.json`), `${JSON.stringify({ scenario, ...info, figures }, null, 2)}\n`);
+  }
+  const summary = summarize(info, results);
+  writeFileSync(join(dir, 'summary.md'), summary);
+  return summary;
+}
+
+function summarize(info: RunInfo, r: Results): string {
+  const { render, overload, mixed } = r;
+  const rows: string[][] = [
+    row('healthz', 'autocannon', r.healthz.connections, r.healthz.server),
+    row('render: Platen server', 'autocannon', render.connections, render.server),
+    row('render: (a) bare Piscina pool, no HTTP', 'task loop', render.connections, render.baselines.barePool),
+    row('render: (b) in-process, one thread', 'task loop', 1, render.baselines.inProcess),
+    row('render: (c) naive node:http, main thread', 'autocannon', render.connections, render.baselines.naiveHttp),
+    row('mixed: renders', 'autocannon', mixed.renderConnections, mixed.renders),
+    statusRow(`mixed: healthz probes alone (every ${mixed.probeIntervalMs} ms)`, 1, mixed.healthzIdle),
+    statusRow('mixed: healthz probes during renders', 1, mixed.healthzUnderRenders),
+    statusRow(`overload: 200 admitted (open loop, ${overload.ratePerSecond} arrivals/s)`, overload.connections, overload.admitted),
+    statusRow(`overload: 503 refused (open loop, ${overload.ratePerSecond} arrivals/s)`, overload.connections, overload.rejected),
+  ];
+  const rejectP99 = overload.rejected?.p99Ms;
+  const admittedP99 = overload.admitted?.p99Ms;
+  const ratios: string[][] = [
+    ['Platen render / (a) bare pool', fmt(render.ratios.serverToBarePool), `≥ ${TARGET_SERVER_TO_POOL} ${mark(render.ratios.serverToBarePool, (v) => v >= TARGET_SERVER_TO_POOL)}`],
+    ['Platen render / (b) in-process one thread', fmt(render.ratios.serverToInProcess), ''],
+    ['Platen render / (c) naive node:http', fmt(render.ratios.serverToNaiveHttp), ''],
+    ['overload: share of answers that were 503', percent(overload.rejectedShare), ''],
+    ['overload: 503 p50 / p99 at the client (ms)', `${fmt(overload.rejected?.p50Ms)} / ${fmt(rejectP99)}`, `p99 < ${TARGET_REJECT_P99_MS} ms ${mark(rejectP99, (v) => v < TARGET_REJECT_P99_MS)}`],
+    [
+      'overload: 503 p50 / p99 in the server (its log: handler start to response written, ms)',
+      `${fmt(overload.rejectedServerSide?.p50Ms)} / ${fmt(overload.rejectedServerSide?.p99Ms)}`,
+      '',
+    ],
+    ['overload: admitted renders / render-at-saturation req/s', fmt(overload.admitted === undefined ? undefined : ratio(overload.admitted.perSecond, render.server.requestsPerSecond)), ''],
+    [
+      'overload: 200 p99 / render-at-saturation p99 (ms)',
+      `${fmt(admittedP99)} / ${fmt(render.server.p99Ms)} (× ${fmt(admittedP99 === undefined ? undefined : ratio(admittedP99, render.server.p99Ms))})`,
+      '',
+    ],
+    ['mixed: healthz p99 during renders / alone', `${fmt(mixed.healthzUnderRenders?.p99Ms)} / ${fmt(mixed.healthzIdle?.p99Ms)} ms (× ${fmt(mixed.p99UnderRendersToIdle)})`, ''],
+    ['mixed: render req/s / render-only req/s', fmt(ratio(mixed.renders.requestsPerSecond, render.server.requestsPerSecond)), ''],
+  ];
+  const m = info.machine;
+  return [
+    `# Platen benchmark, ${info.timestamp}`,
+    '',
+    `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; Node ${info.node}; ` +
+      `PLATEN_WORKERS=${info.workers}, PLATEN_MAX_QUEUE=${info.maxQueue}, PLATEN_LOG_LEVEL=${info.serverLogLevel}; ` +
+      `each run: ${info.warmupSeconds} s warm-up (thrown away), ${info.seconds} s measured.`,
+    '',
+    table(['Run', 'Driver', 'Conns', 'req/s', 'p50 ms', 'p99 ms', 'Other answers'], rows),
+    '',
+    table(['Ratio', 'Value', 'Target'], ratios),
+    '',
+    'autocannon rows: req/s counts 2xx answers, latency is of 2xx answers in whole milliseconds (autocannon\'s resolution). ' +
+      'Task-loop and loadgen rows: microsecond latencies from performance.now(). The load generator runs on the same cores as the server. ' +
+      'The overload load is an open loop at 4× the saturation rate, with latency measured from each request\'s scheduled start ' +
+      '(no coordinated omission); the in-server 503 figure is the refusal path alone.',
+    '',
+  ].join('\n');
+}
+
+function row(name: string, driver: string, connections: number, figures: Throughput | LoadFigures): string[] {
+  const other = 'otherStatuses' in figures ? others(figures) : '';
+  return [name, driver, String(connections), fmt(figures.requestsPerSecond), fmt(figures.p50Ms), fmt(figures.p99Ms), other];
+}
+
+function statusRow(name: string, connections: number, figures: { perSecond: number; p50Ms: number; p99Ms: number } | undefined): string[] {
+  if (figures === undefined) return [name, 'loadgen', String(connections), 'none', '', '', ''];
+  return [name, 'loadgen', String(connections), fmt(figures.perSecond), fmt(figures.p50Ms), fmt(figures.p99Ms), ''];
+}
+
+function others(figures: LoadFigures): string {
+  const parts = Object.entries(figures.otherStatuses).map(([status, count]) => `${count}× ${status}`);
+  if (figures.errors > 0) parts.push(`${figures.errors} errors`);
+  return parts.join(', ');
+}
+
+function table(header: string[], rows: string[][]): string {
+  return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+function fmt(value: number | undefined): string {
+  return value === undefined ? 'n/a' : String(value);
+}
+
+function percent(share: number): string {
+  return `${round(share * 100, 1)} %`;
+}
+
+function mark(value: number | undefined, ok: (v: number) => boolean): string {
+  if (value === undefined) return '';
+  return ok(value) ? '(met)' : '(missed)';
+}

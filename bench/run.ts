@@ -1,0 +1,63 @@
+// `make bench`: the built Platen server and its baselines, one run, one
+// report. Platen scenarios run first against one server process (overload
+// last, so its backlog cannot touch the others); the baselines run after it
+// has stopped, so nothing else holds the cores.
+import { stopChildrenOnExit } from './child.js';
+import { runInfo } from './machine.js';
+import { writeResults } from './report.js';
+import { healthzScenario } from './scenarios/healthz.js';
+import { mixedScenario } from './scenarios/mixed.js';
+import { overloadScenario } from './scenarios/overload.js';
+import { renderBaselines, renderOnServer, renderRatios, saturation } from './scenarios/render.js';
+import { startPlaten } from './server.js';
+import { loadSettings } from './settings.js';
+
+const step = (text: string) => process.stderr.write(`bench: ${text}\n`);
+
+async function main(): Promise<void> {
+  stopChildrenOnExit();
+  const settings = loadSettings();
+  const info = runInfo(settings);
+  step(`${info.machine.cpu}, ${info.machine.cores} cores; ${settings.workers} workers; ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per run`);
+
+  const server = await startPlaten(settings);
+  step(`Platen server pid ${server.pid} at ${server.base}`);
+  let serverRuns;
+  try {
+    step('scenario 1: healthz throughput');
+    const healthz = await healthzScenario(settings, server);
+    step('scenario 2: render at saturation');
+    const render = await renderOnServer(settings, server);
+    step('scenario 4: renders plus healthz probes');
+    const mixed = await mixedScenario(settings, server);
+    step('scenario 3: overload, renders arriving at 4× the saturation rate');
+    const overload = await overloadScenario(settings, server, render.requestsPerSecond);
+    serverRuns = { healthz, render, mixed, overload };
+  } finally {
+    const code = await server.stop();
+    if (code !== 0) step(`the server exited with code ${code}; its last output:\n${server.output().slice(-4000)}`);
+  }
+
+  step('scenario 2 baselines: bare pool, in-process, naive node:http');
+  const baselines = await renderBaselines(settings);
+  const summary = writeResults(settings.resultsDir, info, {
+    healthz: serverRuns.healthz,
+    render: {
+      connections: saturation(settings),
+      server: serverRuns.render,
+      baselines,
+      ratios: renderRatios(serverRuns.render, baselines),
+    },
+    overload: serverRuns.overload,
+    mixed: serverRuns.mixed,
+  });
+  process.stdout.write(`\n${summary}`);
+  step(`results in ${settings.resultsDir}`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+  // Children are stopped by the exit hook.
+  process.exit();
+});

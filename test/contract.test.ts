@@ -1,0 +1,454 @@
+// The static OpenAPI contracts in api/ against the code and the running
+// server: both documents are valid OpenAPI 3.1, pinned to the package
+// version, list exactly the problem catalogue of src/http/problem.ts, name
+// the same vocabulary as the render engine, and every answer a real server
+// gives (probes, capabilities, render, problems) matches its documented
+// response. fastify's test/internals/errors.test.js checks its docs against
+// its error catalogue the same way.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { PROBLEMS } from '../src/http/problem.js';
+import { STANDARD_FONT_NAMES } from '../workers/lib/pdf.js';
+import { PAGE_SIZE_NAMES } from '../workers/render/page-sizes.js';
+import { FONT_FAMILIES, OPERATION_TYPES, PLANNED_OPERATION_TYPES } from '../workers/render/schema.js';
+import { KEYS, bearer } from './helpers/keys.js';
+import {
+  assertMatchesContract,
+  assertMatchesResponse,
+  assertValid,
+  isNode,
+  loadContract,
+  readContractDocument,
+  requestSchema,
+  resolve,
+  schemaValidator,
+  type Contract,
+  type ContractName,
+  type Node,
+} from './helpers/openapi.js';
+import { FAULT_WORKER, startTestServer } from './helpers/server.js';
+
+const NAMES: readonly ContractName[] = ['render', 'accel'];
+
+const packageVersion = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+function postJson(key: string | undefined, body: unknown, contentType = 'application/json'): RequestInit {
+  return {
+    method: 'POST',
+    headers: { ...(key === undefined ? {} : bearer(key)), 'content-type': contentType },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  };
+}
+
+function pdfBytes(body: unknown): Uint8Array {
+  assert.ok(body instanceof Uint8Array, 'expected a binary body');
+  assert.equal(new TextDecoder().decode(body.subarray(0, 5)), '%PDF-', 'the body is not a PDF');
+  return body;
+}
+
+/** Every media-type or parameter object in the document that has a schema and an example. */
+function documentedExamples(value: unknown, at = '#'): Array<{ at: string; schema: Node; example: unknown }> {
+  if (Array.isArray(value)) return value.flatMap((item, i) => documentedExamples(item, `${at}/${i}`));
+  if (!isNode(value)) return [];
+  const found: Array<{ at: string; schema: Node; example: unknown }> = [];
+  if (isNode(value.schema)) {
+    const schema = value.schema;
+    if ('example' in value) found.push({ at, schema, example: value.example });
+    if (isNode(value.examples)) {
+      for (const [name, example] of Object.entries(value.examples)) {
+        if (isNode(example)) found.push({ at: `${at}/examples/${name}`, schema, example: example.value });
+      }
+    }
+  }
+  for (const [key, child] of Object.entries(value)) {
+    if (key !== 'schema' && key !== 'example' && key !== 'examples') found.push(...documentedExamples(child, `${at}/${key}`));
+  }
+  return found;
+}
+
+function componentSchemas(contract: Contract): Record<string, Node> {
+  return resolve(contract, { $ref: '#/components/schemas' }) as Record<string, Node>;
+}
+
+test('both contracts are valid OpenAPI 3.1 documents', async (t) => {
+  for (const name of NAMES) {
+    await t.test(name, async () => {
+      const document = await readContractDocument(name);
+      const validator = new Validator();
+      const result = await validator.validate(structuredClone(document));
+      assert.equal(result.valid, true, `${name}.openapi.yaml: ${JSON.stringify(result.errors, null, 2)}`);
+      assert.equal(validator.version, '3.1');
+      assert.match(String(document.openapi), /^3\.1\.\d+$/);
+    });
+  }
+  await t.test('the validator rejects a broken document (the check is not vacuous)', async () => {
+    const broken = structuredClone(await readContractDocument('render'));
+    (broken.paths as Node)['/healthz'] = { get: { responses: 'none' } };
+    const result = await new Validator().validate(broken);
+    assert.equal(result.valid, false);
+  });
+});
+
+test('info.version equals the package version', async () => {
+  assert.equal(packageVersion, '1.0.0-alpha');
+  for (const name of NAMES) {
+    const info = (await readContractDocument(name)).info as Node;
+    assert.equal(info.version, packageVersion, `${name}.openapi.yaml info.version`);
+  }
+});
+
+test('x-problem-slugs is exactly the PROBLEMS catalogue, in both contracts', async () => {
+  const expected = Object.fromEntries(Object.entries(PROBLEMS).map(([slug, { status, title }]) => [slug, { status, title }]));
+  for (const name of NAMES) {
+    const contract = await loadContract(name);
+    assert.deepEqual(Object.keys(contract.problems).sort(), Object.keys(PROBLEMS).sort(), `${name}: the set of slugs`);
+    assert.deepEqual(contract.problems, expected, `${name}: status and title per slug`);
+    // The human-readable table in info.description names every slug too.
+    const description = String((contract.document.info as Node).description);
+    for (const slug of Object.keys(PROBLEMS)) assert.ok(description.includes(`| ${slug} |`), `${name}: info.description does not list ${slug}`);
+    assert.equal(contract.errorsBase, 'https://platen.dev/errors');
+  }
+});
+
+test('every schema compiles in strict mode and every example matches its schema', async (t) => {
+  for (const name of NAMES) {
+    await t.test(name, async () => {
+      const contract = await loadContract(name);
+      let examples = 0;
+      for (const [schemaName, schema] of Object.entries(componentSchemas(contract))) {
+        schemaValidator(contract, schemaName);
+        for (const example of (schema.examples as unknown[] | undefined) ?? []) {
+          assertValid(contract, schemaName, example, `components.schemas.${schemaName} example`);
+          examples++;
+        }
+      }
+      for (const { at, schema, example } of documentedExamples(contract.document)) {
+        assertValid(contract, schema, example, `example at ${at}`);
+        examples++;
+      }
+      assert.ok(examples > 3, `${name}: only ${examples} examples checked`);
+    });
+  }
+});
+
+test('the render contract names the engine vocabulary', async (t) => {
+  const contract = await loadContract('render');
+  const schemas = componentSchemas(contract);
+
+  await t.test('operation types: the discriminator maps exactly the rendered ones; the planned ones are described', () => {
+    const operation = schemas.Operation as Node;
+    const mapping = (operation.discriminator as Node).mapping as Node;
+    assert.deepEqual(Object.keys(mapping).sort(), [...OPERATION_TYPES].sort());
+    for (const planned of PLANNED_OPERATION_TYPES) assert.ok(String(operation.description).includes(planned), `Operation.description does not mention ${planned}`);
+    for (const type of OPERATION_TYPES) {
+      const examples = resolve(contract, { $ref: mapping[type] }).examples as unknown[] | undefined;
+      assert.ok(examples !== undefined && examples.length > 0, `${type} has no example`);
+    }
+  });
+
+  await t.test('page sizes: every engine size in any case, and nothing else', () => {
+    for (const size of PAGE_SIZE_NAMES) {
+      for (const spelling of [size, size.toLowerCase(), size.toUpperCase()]) assertValid(contract, 'PageSize', spelling, `page size ${spelling}`);
+    }
+    const validate = schemaValidator(contract, 'PageSize');
+    for (const bad of ['A11', 'D4', 'Tabloid', 'A', '', 'A4 ', 'Letters']) assert.equal(validate(bad), false, `PageSize accepts ${JSON.stringify(bad)}`);
+  });
+
+  await t.test('font families: the standard 14 names and the family names', () => {
+    const family = ((schemas.SetFont as Node).properties as Node).family as Node;
+    assert.deepEqual([...(family.enum as string[])].sort(), [...new Set([...STANDARD_FONT_NAMES, ...FONT_FAMILIES])].sort());
+  });
+});
+
+test('a running server answers as the contracts say', async (t) => {
+  const server = await startTestServer();
+  t.after(() => server.close());
+  const { base } = server;
+  const render = await loadContract('render');
+  const accel = await loadContract('accel');
+
+  await t.test('GET and HEAD /healthz', async () => {
+    const body = (await assertMatchesContract(render, 'get', '/healthz', await fetch(`${base}/healthz`))) as Node;
+    assert.equal(body.status, 'ok');
+    const head = await fetch(`${base}/healthz`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    await assertMatchesContract(render, 'get', '/healthz', head, { head: true });
+  });
+
+  await t.test('GET /readyz', async () => {
+    const response = await fetch(`${base}/readyz`);
+    assert.equal(response.status, 200);
+    const body = (await assertMatchesContract(render, 'get', '/readyz', response)) as Node;
+    assert.deepEqual(body, { status: 'ready', checks: { pool: true, keys: true, accepting: true } });
+  });
+
+  await t.test('GET and HEAD /health (accelerator)', async () => {
+    const response = await fetch(`${base}/health`);
+    assert.equal(response.status, 200);
+    const body = (await assertMatchesContract(accel, 'get', '/health', response)) as Node;
+    assert.equal(body.version, packageVersion);
+    assert.deepEqual(body.workers, { total: 2, busy: 0, idle: 2 });
+    assert.equal(body.circuit_breaker, 'closed');
+    await assertMatchesContract(accel, 'get', '/health', await fetch(`${base}/health`, { method: 'HEAD' }), { head: true });
+  });
+
+  await t.test('GET /api/v1/capabilities, per key tier', async () => {
+    for (const tier of ['core', 'enterprise'] as const) {
+      const response = await fetch(`${base}/api/v1/capabilities`, { headers: { ...bearer(KEYS[tier]), 'x-request-id': `contract-${tier}.1` } });
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('x-request-id'), `contract-${tier}.1`);
+      const body = (await assertMatchesContract(render, 'get', '/api/v1/capabilities', response)) as { data: Node; meta: Node };
+      assert.equal(body.data.tier, tier);
+      assert.deepEqual(body.data.operations, ['render']);
+      assert.equal(body.meta.api_version, packageVersion);
+      assert.equal(body.meta.request_id, `contract-${tier}.1`);
+    }
+  });
+
+  await t.test('POST /api/v1/render: 200 application/pdf', async () => {
+    const response = await fetch(`${base}/api/v1/render`, postJson(KEYS.core, { operations: [{ type: 'add_text', text: 'Hello, contract' }] }));
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'application/pdf');
+    pdfBytes(await assertMatchesContract(render, 'post', '/api/v1/render', response));
+  });
+
+  await t.test('every documented request example renders', async () => {
+    const media = ((resolve(render, (render.document.paths as Node)['/api/v1/render'] as Node).post as Node).requestBody as Node).content as Node;
+    const examples = Object.entries(((media['application/json'] as Node).examples as Node) ?? {}).map(([name, e]) => [name, (e as Node).value] as const);
+    const schemas = componentSchemas(render);
+    const mapping = ((schemas.Operation as Node).discriminator as Node).mapping as Record<string, string>;
+    for (const [type, ref] of Object.entries(mapping)) {
+      for (const example of (resolve(render, { $ref: ref }).examples as unknown[]) ?? []) examples.push([`${type} example`, { operations: [example] }]);
+    }
+    for (const example of (schemas.RenderRequest?.examples as unknown[]) ?? []) examples.push(['RenderRequest example', example]);
+    assert.ok(examples.length >= 5, 'too few examples');
+    for (const [name, example] of examples) {
+      assertValid(render, requestSchema(render, 'post', '/api/v1/render'), example, name);
+      const response = await fetch(`${base}/api/v1/render`, postJson(KEYS.core, example));
+      assert.equal(response.status, 200, `${name}: ${await response.clone().text()}`);
+      pdfBytes(await assertMatchesContract(render, 'post', '/api/v1/render', response));
+    }
+  });
+
+  await t.test('400 bad-request: malformed JSON', async () => {
+    const response = await fetch(`${base}/api/v1/render`, postJson(KEYS.core, '{"operations": ['));
+    assert.equal(response.status, 400);
+    const body = (await assertMatchesContract(render, 'post', '/api/v1/render', response)) as Node;
+    assert.equal(body.type, 'https://platen.dev/errors/bad-request');
+    assert.equal(body.instance, '/api/v1/render');
+  });
+
+  await t.test('401 unauthorized: no key, and a key that does not exist', async () => {
+    for (const headers of [{}, bearer('svc_live_nobody_xxxxxxxxxxxxxxxxxxxxxxxx')]) {
+      const response = await fetch(`${base}/api/v1/capabilities`, { headers });
+      assert.equal(response.status, 401);
+      assert.equal(response.headers.get('www-authenticate'), 'Bearer');
+      await assertMatchesContract(render, 'get', '/api/v1/capabilities', response);
+    }
+    const response = await fetch(`${base}/api/v1/render`, postJson(undefined, { operations: [{ type: 'add_page' }] }));
+    assert.equal(response.status, 401);
+    await assertMatchesContract(render, 'post', '/api/v1/render', response);
+  });
+
+  await t.test('404 not-found: unknown paths, and accelerator routes not in this version', async () => {
+    const response = await fetch(`${base}/api/v1/jobs`, { headers: bearer(KEYS.enterprise) });
+    const body = (await assertMatchesResponse(render, 'NotFound', 404, response)) as Node;
+    assert.equal(body.instance, '/api/v1/jobs');
+    await assertMatchesResponse(accel, 'NotFound', 404, await fetch(`${base}/v1/font/subset`, postJson(KEYS.enterprise, {})));
+    await assertMatchesResponse(accel, 'NotFound', 404, await fetch(`${base}/metrics`));
+  });
+
+  await t.test('405 method-not-allowed with Allow', async () => {
+    const response = await fetch(`${base}/api/v1/render`, { headers: bearer(KEYS.core) });
+    assert.equal(response.headers.get('allow'), 'POST, OPTIONS');
+    await assertMatchesResponse(render, 'MethodNotAllowed', 405, response);
+    const probe = await fetch(`${base}/readyz`, { method: 'POST' });
+    assert.equal(probe.headers.get('allow'), 'GET, HEAD, OPTIONS');
+    await assertMatchesResponse(render, 'MethodNotAllowed', 405, probe);
+    const health = await fetch(`${base}/health`, { method: 'DELETE' });
+    assert.equal(health.headers.get('allow'), 'GET, HEAD, OPTIONS');
+    await assertMatchesResponse(accel, 'MethodNotAllowed', 405, health);
+  });
+
+  await t.test('OPTIONS: 204 with Allow and no body', async () => {
+    const response = await fetch(`${base}/api/v1/render`, { method: 'OPTIONS' });
+    assert.equal(response.headers.get('allow'), 'POST, OPTIONS');
+    await assertMatchesResponse(render, 'Options', 204, response);
+    await assertMatchesResponse(accel, 'Options', 204, await fetch(`${base}/health`, { method: 'OPTIONS' }));
+  });
+
+  await t.test('415 unsupported-media-type', async () => {
+    const response = await fetch(`${base}/api/v1/render`, postJson(KEYS.core, '{"operations":[{"type":"add_page"}]}', 'text/plain'));
+    assert.equal(response.status, 415);
+    await assertMatchesContract(render, 'post', '/api/v1/render', response);
+  });
+
+  await t.test('422 validation-failed: an unknown page size', async () => {
+    const response = await fetch(`${base}/api/v1/render`, postJson(KEYS.core, { page_size: 'A99', operations: [{ type: 'add_page' }] }));
+    assert.equal(response.status, 422);
+    const body = (await assertMatchesContract(render, 'post', '/api/v1/render', response)) as { errors: Array<Node> };
+    assert.equal(body.errors[0]?.field, 'page_size');
+    assert.equal(body.errors[0]?.code, 'INVALID_ENUM');
+  });
+
+  await t.test('the contract and the server agree on what a valid RenderRequest is', async () => {
+    const text = (extra: Node = {}) => ({ type: 'add_text', text: 'x', ...extra });
+    // [name, body, valid by the contract, server status, first error {field, code} on 422]
+    const cases: Array<[string, unknown, boolean, number, [string, string]?]> = [
+      ['minimal', { operations: [text()] }, true, 200],
+      ['case-insensitive page size', { page_size: 'letter', operations: [text()] }, true, 200],
+      ['page override, uncompressed', { output: { compress: false }, operations: [{ type: 'add_page', page_size: 'c10', orientation: 'landscape' }, text({ x: 1, y: 2 })] }, true, 200],
+      ['every add_text field', { margin: 0, operations: [text({ x: 0, y: 0, width: 1, size: 500, color: '#abc', align: 'right' })] }, true, 200],
+      ['unknown page size', { page_size: 'A99', operations: [text()] }, false, 422, ['page_size', 'INVALID_ENUM']],
+      ['orientation is case-sensitive', { orientation: 'Portrait', operations: [text()] }, false, 422, ['orientation', 'INVALID_ENUM']],
+      ['no operations', { operations: [] }, false, 422, ['operations', 'TOO_SHORT']],
+      ['unknown top-level field', { colour: '#000', operations: [text()] }, false, 422, ['colour', 'UNKNOWN_FIELD']],
+      ['unknown operation field', { operations: [text({ extra: 1 })] }, false, 422, ['operations[0].extra', 'UNKNOWN_FIELD']],
+      ['margin over 1000', { margin: 1001, operations: [text()] }, false, 422, ['margin', 'OUT_OF_RANGE']],
+      ['x without y', { operations: [text({ x: 5 })] }, false, 422, ['operations[0].y', 'INVALID_VALUE']],
+      ['negative x', { operations: [text({ x: -1, y: 0 })] }, false, 422, ['operations[0].x', 'OUT_OF_RANGE']],
+      ['width 0', { operations: [text({ width: 0 })] }, false, 422, ['operations[0].width', 'OUT_OF_RANGE']],
+      ['align justify', { operations: [text({ align: 'justify' })] }, false, 422, ['operations[0].align', 'INVALID_ENUM']],
+      ['text not a string', { operations: [{ type: 'add_text', text: 5 }] }, false, 422, ['operations[0].text', 'INVALID_TYPE']],
+      ['text too long', { operations: [{ type: 'add_text', text: 'x'.repeat(1_000_001) }] }, false, 422, ['operations[0].text', 'TOO_LONG']],
+      ['unknown font', { operations: [{ type: 'set_font', family: 'Arial' }] }, false, 422, ['operations[0].family', 'INVALID_ENUM']],
+      ['colour name', { operations: [{ type: 'set_font', color: 'red' }] }, false, 422, ['operations[0].color', 'INVALID_FORMAT']],
+      ['font size 0', { operations: [{ type: 'set_font', size: 0 }] }, false, 422, ['operations[0].size', 'OUT_OF_RANGE']],
+      ['line height 5.5', { operations: [{ type: 'set_font', line_height: 5.5 }] }, false, 422, ['operations[0].line_height', 'OUT_OF_RANGE']],
+      ['bold not a boolean', { operations: [{ type: 'set_font', bold: 'yes' }] }, false, 422, ['operations[0].bold', 'INVALID_TYPE']],
+      ['compress not a boolean', { output: { compress: 'no' }, operations: [text()] }, false, 422, ['output.compress', 'INVALID_TYPE']],
+      ['planned operation', { operations: [{ type: 'add_image' }] }, false, 422, ['operations[0].type', 'INVALID_ENUM']],
+      ['missing type', { operations: [{}] }, false, 422, ['operations[0].type', 'REQUIRED']],
+      // Documented divergences: the engine, not the schema, rejects characters a
+      // standard font cannot draw; the server accepts `op` while the contract names `type`.
+      ['character outside WinAnsi', { operations: [text({ text: '\u4e2d' })] }, true, 422, ['operations[0].text', 'UNSUPPORTED_CHARACTERS']],
+      ['op alias', { operations: [{ op: 'add_text', text: 'x' }] }, false, 200],
+    ];
+    const validate = schemaValidator(render, requestSchema(render, 'post', '/api/v1/render'));
+    for (const [name, body, valid, status, firstError] of cases) {
+      assert.equal(validate(body), valid, `${name}: the contract says ${valid ? 'invalid' : 'valid'}`);
+      const response = await fetch(`${base}/api/v1/render`, postJson(KEYS.pro, body));
+      assert.equal(response.status, status, `${name}: server status`);
+      const answer = await assertMatchesContract(render, 'post', '/api/v1/render', response);
+      if (firstError !== undefined) {
+        const [field, code] = firstError;
+        const first = (answer as { errors: Node[] }).errors[0];
+        assert.deepEqual({ field: first?.field, code: first?.code }, { field, code }, `${name}: first error`);
+      }
+    }
+  });
+
+  await t.test('422 field codes: a missing required field is REQUIRED, a body that is not an object INVALID_TYPE', async () => {
+    for (const [body, field, code] of [
+      [{}, 'operations', 'REQUIRED'],
+      [{ operations: [{ type: 'add_text' }] }, 'operations[0].text', 'REQUIRED'],
+      ['"x"', '(body)', 'INVALID_TYPE'],
+      ['[1]', '(body)', 'INVALID_TYPE'],
+      ['null', '(body)', 'INVALID_TYPE'],
+    ] as const) {
+      const response = await fetch(`${base}/api/v1/render`, postJson(KEYS.core, body));
+      assert.equal(response.status, 422, JSON.stringify(body));
+      const answer = (await assertMatchesContract(render, 'post', '/api/v1/render', response)) as { errors: Node[] };
+      assert.deepEqual(answer.errors.map((e) => [e.field, e.code]), [[field, code]], JSON.stringify(body));
+    }
+  });
+
+  await t.test('a 204 carries no Content-Length (RFC 9110 section 8.6)', async () => {
+    const response = await fetch(`${base}/api/v1/render`, { method: 'OPTIONS' });
+    assert.equal(response.status, 204);
+    assert.equal(response.headers.get('content-length'), null);
+  });
+
+  await t.test('a request after HEAD or OPTIONS on the same connection is answered', async () => {
+    const { port } = new URL(base);
+    for (const first of ['HEAD /healthz', 'OPTIONS /healthz']) {
+      const raw = await new Promise<string>((done) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(`${first} HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n`));
+        let received = '';
+        socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+        setTimeout(() => {
+          socket.destroy();
+          done(received);
+        }, 1000);
+      });
+      assert.equal(raw.match(/^HTTP\/1\.1 /gm)?.length, 2, `${first} then GET: ${JSON.stringify(raw)}`);
+    }
+  });
+});
+
+test('limits answer as the contract says: 413, 429 and a configured errors base', async (t) => {
+  const errorsBase = 'https://errors.example.com/platen';
+  const server = await startTestServer({ PLATEN_MAX_BODY_BYTES: '1024', PLATEN_CORE_RPM: '2', PLATEN_ERRORS_BASE: `${errorsBase}/` });
+  t.after(() => server.close());
+  const render = await loadContract('render');
+
+  await t.test('413 payload-too-large', async () => {
+    const response = await fetch(`${server.base}/api/v1/render`, postJson(KEYS.core, { operations: [{ type: 'add_text', text: 'x'.repeat(2000) }] }));
+    assert.equal(response.status, 413);
+    const body = (await assertMatchesContract(render, 'post', '/api/v1/render', response, { errorsBase })) as Node;
+    assert.equal(body.type, `${errorsBase}/payload-too-large`);
+  });
+
+  await t.test('429 client-rate-exceeded with Retry-After', async () => {
+    for (let i = 0; i < 2; i++) {
+      const ok = await fetch(`${server.base}/api/v1/capabilities`, { headers: bearer(KEYS.core) });
+      assert.equal(ok.status, 200);
+      await assertMatchesContract(render, 'get', '/api/v1/capabilities', ok, { errorsBase });
+    }
+    const response = await fetch(`${server.base}/api/v1/capabilities`, { headers: bearer(KEYS.core) });
+    assert.equal(response.status, 429);
+    assert.match(response.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    await assertMatchesContract(render, 'get', '/api/v1/capabilities', response, { errorsBase });
+  });
+});
+
+test('worker faults answer as the contracts say: 500, 504, then 503 everywhere while the breaker is open', async (t) => {
+  // The timeout leaves room for a cold worker to load its modules, so that
+  // only the spinning task times out.
+  const server = await startTestServer({ PLATEN_TIMEOUT_MS: '1500' }, { workerFile: FAULT_WORKER, workerData: { gate: new SharedArrayBuffer(8) } });
+  t.after(() => server.close());
+  const { base } = server;
+  const render = await loadContract('render');
+  const accel = await loadContract('accel');
+  const faulty = (fault: string) => postJson(KEYS.core, { operations: [{ type: 'add_page' }], fault });
+
+  await t.test('500 internal', async () => {
+    for (let i = 0; i < 4; i++) {
+      const response = await fetch(`${base}/api/v1/render`, faulty('throw'));
+      assert.equal(response.status, 500);
+      await assertMatchesContract(render, 'post', '/api/v1/render', response);
+    }
+  });
+
+  await t.test('504 request-timeout', async () => {
+    // The fifth consecutive fault: the breaker opens.
+    const response = await fetch(`${base}/api/v1/render`, faulty('spin'));
+    assert.equal(response.status, 504);
+    await assertMatchesContract(render, 'post', '/api/v1/render', response);
+  });
+
+  await t.test('503 worker-pool-exhausted with Retry-After', async () => {
+    const response = await fetch(`${base}/api/v1/render`, postJson(KEYS.core, { operations: [{ type: 'add_page' }] }));
+    assert.equal(response.status, 503);
+    assert.match(response.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    const body = (await assertMatchesContract(render, 'post', '/api/v1/render', response)) as Node;
+    assert.equal(body.type, 'https://platen.dev/errors/worker-pool-exhausted');
+  });
+
+  await t.test('probes: 503 with their own bodies', async () => {
+    const healthz = await fetch(`${base}/healthz`);
+    assert.equal(healthz.status, 503);
+    assert.equal(((await assertMatchesContract(render, 'get', '/healthz', healthz)) as Node).status, 'degraded');
+    const readyz = await fetch(`${base}/readyz`);
+    assert.equal(readyz.status, 503);
+    assert.deepEqual(((await assertMatchesContract(render, 'get', '/readyz', readyz)) as Node).checks, { pool: false, keys: true, accepting: true });
+    const health = await fetch(`${base}/health`);
+    assert.equal(health.status, 503);
+    const record = (await assertMatchesContract(accel, 'get', '/health', health)) as Node;
+    assert.equal(record.status, 'degraded');
+    assert.equal(record.circuit_breaker, 'open');
+  });
+});
