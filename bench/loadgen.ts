@@ -42,6 +42,28 @@ export interface LoadResult {
   readonly byStatus: Record<string, StatusFigures>;
 }
 
+/** Sends one request; resolves with the status once the last byte arrived (as autocannon counts it). */
+function sender(options: Pick<LoadOptions, 'url' | 'method' | 'headers' | 'body'>, agent: Agent): () => Promise<number> {
+  const url = new URL(options.url);
+  const headers = { ...options.headers, ...(options.body !== undefined ? { 'content-length': String(options.body.byteLength) } : {}) };
+  return () =>
+    new Promise<number>((resolve, reject) => {
+      const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: options.method, headers }, (res) => {
+        res.on('data', () => undefined);
+        res.once('end', () => resolve(res.statusCode ?? 0));
+        res.once('error', reject);
+      });
+      req.once('error', reject);
+      req.end(options.body);
+    });
+}
+
+function record(byStatus: Map<number, Samples>, status: number, ms: number): void {
+  let samples = byStatus.get(status);
+  if (samples === undefined) byStatus.set(status, (samples = new Samples()));
+  samples.add(ms);
+}
+
 /**
  * Open loop: requests start on a fixed schedule. Latency is measured from the
  * *scheduled* start, so a stalled server cannot hide its queue behind a
@@ -49,8 +71,7 @@ export interface LoadResult {
  */
 export async function generateOpenLoad(options: OpenLoadOptions): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets });
-  const url = new URL(options.url);
-  const headers = { ...options.headers, ...(options.body !== undefined ? { 'content-length': String(options.body.byteLength) } : {}) };
+  const send = sender(options, agent);
   const byStatus = new Map<number, Samples>();
   let errors = 0;
   const pending = new Set<Promise<void>>();
@@ -60,27 +81,10 @@ export async function generateOpenLoad(options: OpenLoadOptions): Promise<LoadRe
   let launched = 0;
 
   const fire = (scheduled: number) => {
-    const done = new Promise<void>((resolve) => {
-      const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: options.method, headers }, (res) => {
-        res.on('data', () => undefined);
-        res.once('end', () => {
-          const status = res.statusCode ?? 0;
-          let samples = byStatus.get(status);
-          if (samples === undefined) byStatus.set(status, (samples = new Samples()));
-          samples.add(performance.now() - scheduled);
-          resolve();
-        });
-        res.once('error', () => {
-          errors += 1;
-          resolve();
-        });
-      });
-      req.once('error', () => {
-        errors += 1;
-        resolve();
-      });
-      req.end(options.body);
-    });
+    const done = send().then(
+      (status) => record(byStatus, status, performance.now() - scheduled),
+      () => void (errors += 1),
+    );
     pending.add(done);
     void done.then(() => pending.delete(done));
   };
@@ -108,24 +112,11 @@ function summarizeLoad(byStatus: Map<number, Samples>, errors: number, seconds: 
 
 export async function generateLoad(options: LoadOptions): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
-  const url = new URL(options.url);
-  const headers = { ...options.headers, ...(options.body !== undefined ? { 'content-length': String(options.body.byteLength) } : {}) };
+  const send = sender(options, agent);
   const byStatus = new Map<number, Samples>();
   let errors = 0;
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
-
-  const send = () =>
-    new Promise<number>((resolve, reject) => {
-      const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: options.method, headers }, (res) => {
-        // The answer counts when its last byte arrived, as in autocannon.
-        res.on('data', () => undefined);
-        res.once('end', () => resolve(res.statusCode ?? 0));
-        res.once('error', reject);
-      });
-      req.once('error', reject);
-      req.end(options.body);
-    });
 
   const connection = async () => {
     let slot = performance.now();
@@ -139,10 +130,7 @@ export async function generateLoad(options: LoadOptions): Promise<LoadResult> {
       }
       const sent = performance.now();
       try {
-        const status = await send();
-        let samples = byStatus.get(status);
-        if (samples === undefined) byStatus.set(status, (samples = new Samples()));
-        samples.add(performance.now() - sent);
+        record(byStatus, await send(), performance.now() - sent);
       } catch {
         errors += 1;
       }
