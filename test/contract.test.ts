@@ -13,7 +13,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { PROBLEMS } from '../src/http/problem.js';
 import { STANDARD_FONT_NAMES } from '../workers/lib/pdf.js';
 import { PAGE_SIZE_NAMES } from '../workers/render/page-sizes.js';
-import { FONT_FAMILIES, OPERATION_TYPES, PLANNED_OPERATION_TYPES } from '../workers/render/schema.js';
+import { OPERATION_TYPES, PLANNED_OPERATION_TYPES } from '../workers/render/schema.js';
+import { STANDARD_FAMILY_NAMES as FONT_FAMILIES } from '../workers/render/fonts.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import {
   assertMatchesContract,

@@ -2,7 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postJson, readProblem, textDocument } from './helpers/http.js';
-import { pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
+import { pdfFonts, pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 describe('render', () => {
@@ -78,13 +78,22 @@ describe('render', () => {
     assert.ok((await pdfToText(pdf)).includes(hostile));
   });
 
-  test('characters the standard fonts cannot draw give 422 naming them and the field', async () => {
-    const response = await postJson(s.base, '/api/v1/render', textDocument('fine', 'Привет'));
+  test('characters no available font can draw give 422 naming them and the field', async () => {
+    const response = await postJson(s.base, '/api/v1/render', textDocument('fine', 'Kanji 漢字'));
     assert.equal(response.status, 422);
     const problem = await readProblem(response);
     assert.equal(problem.errors?.[0]?.field, 'operations[1].text');
     assert.equal(problem.errors?.[0]?.code, 'UNSUPPORTED_CHARACTERS');
-    assert.match(problem.errors?.[0]?.message ?? '', /U\+041F/);
+    assert.match(problem.errors?.[0]?.message ?? '', /U\+6F22/);
+  });
+
+  test('text the standard fonts cannot encode falls back to the bundled Unicode font, with no font set', async () => {
+    const sampler = 'Zoë pays €5 — Привет, Γειά';
+    const pdf = await render(textDocument(sampler));
+    await qpdfCheck(pdf);
+    assert.ok((await pdfToText(pdf)).includes(sampler), await pdfToText(pdf));
+    const fonts = await pdfFonts(pdf);
+    assert.ok(fonts.some((f) => /DejaVuSans/.test(f.name) && f.embedded && f.subset), JSON.stringify(fonts));
   });
 
   test('422 errors point at the offending field', async () => {
@@ -93,7 +102,7 @@ describe('render', () => {
       [{ operations: [{ type: 'add_text', text: 'x', size: 0 }] }, 'operations[0].size', 'OUT_OF_RANGE'],
       [{ operations: [{ type: 'add_text', text: 'x', colour: '#fff' }] }, 'operations[0].colour', 'UNKNOWN_FIELD'],
       [{ operations: [{ type: 'add_text', text: 'x', x: 10 }] }, 'operations[0].y', 'INVALID_VALUE'],
-      [{ operations: [{ type: 'set_font', family: 'Comic Sans' }] }, 'operations[0].family', 'INVALID_ENUM'],
+      [{ operations: [{ type: 'set_font', family: 'Comic Sans' }] }, 'operations[0].family', 'UNKNOWN_FONT'],
       [{ operations: [{ type: 'set_font', color: 'red' }] }, 'operations[0].color', 'INVALID_FORMAT'],
       [{ operations: [{ type: 'draw_unicorn' }] }, 'operations[0].type', 'INVALID_ENUM'],
       [{ operations: [{ type: 'add_text', text: 'x' }], orientation: 'sideways' }, 'orientation', 'INVALID_ENUM'],

@@ -37,3 +37,25 @@ export async function pdfInfo(pdf: Uint8Array): Promise<Record<string, string>> 
   }
   return info;
 }
+
+export interface PdfFont {
+  readonly name: string;
+  readonly type: string;
+  readonly embedded: boolean;
+  readonly subset: boolean;
+}
+
+/** `pdffonts`: every font the PDF uses, whether embedded and subset. */
+export async function pdfFonts(pdf: Uint8Array): Promise<PdfFont[]> {
+  const out = await withFile(pdf, async (path) => (await run('pdffonts', [path])).stdout);
+  // Columns: name, type (may hold spaces), encoding, emb, sub, uni, object ID.
+  return out
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const match = /^(\S+)\s+(.+?)\s+(\S+)\s+(yes|no)\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$/.exec(line);
+      if (match === null) throw new Error(`unexpected pdffonts line: ${line}`);
+      return { name: match[1] as string, type: match[2] as string, embedded: match[4] === 'yes', subset: match[5] === 'yes' };
+    });
+}

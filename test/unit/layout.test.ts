@@ -2,8 +2,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pageSize, PAGE_SIZE_NAMES } from '../../workers/render/page-sizes.js';
-import { wrapText } from '../../workers/render/wrap.js';
-import { parseColor } from '../../workers/render/engine.js';
+import { parseColor } from '../../workers/render/common.js';
+import { DEFAULT_STYLE } from '../../workers/render/engine.js';
+import { FontBook } from '../../workers/render/fonts.js';
+import { layoutLines, prepareSpans, type Span } from '../../workers/render/inline.js';
+import { createDocument } from '../../workers/lib/pdf.js';
 import { render } from '../../workers/render/task.js';
 
 const mm = (points: number) => Math.round((points * 25.4) / 72);
@@ -26,21 +29,40 @@ describe('page sizes', () => {
   });
 });
 
-describe('wrapText', () => {
-  // One unit per character makes widths easy to reason about.
-  const measure = (text: string) => text.length;
+describe('inline layout', () => {
+  // Courier: every glyph is 600/1000 em wide, so at size 10 a character is 6 pt.
+  const style = { ...DEFAULT_STYLE, family: 'Courier', size: 10 };
+  async function lines(spans: Span[], width: number): Promise<string[]> {
+    const fonts = new FontBook(await createDocument({ compress: true }));
+    await prepareSpans(spans, fonts);
+    return layoutLines(spans, width, fonts).map((line) =>
+      line.units.map((unit, i) => (i > 0 && unit.spaceBefore > 0 ? ' ' : '') + unit.pieces.map((p) => p.runs.map((r) => r.text).join('')).join('')).join(''),
+    );
+  }
 
-  test('fills lines greedily and never exceeds the width', () => {
-    const lines = wrapText('aaa bbb ccc ddd', 7, measure);
-    assert.deepEqual(lines, ['aaa bbb', 'ccc ddd']);
+  test('fills lines greedily and never exceeds the width', async () => {
+    assert.deepEqual(await lines([{ text: 'aaa bbb ccc ddd', style }], 42), ['aaa bbb', 'ccc ddd']);
   });
 
-  test('keeps paragraphs and blank lines', () => {
-    assert.deepEqual(wrapText('one\n\ntwo', 10, measure), ['one', '', 'two']);
+  test('keeps paragraphs and blank lines', async () => {
+    assert.deepEqual(await lines([{ text: 'one\n\ntwo', style }], 60), ['one', '', 'two']);
   });
 
-  test('breaks a word wider than the line between characters', () => {
-    assert.deepEqual(wrapText('abcdefghij', 4, measure), ['abcd', 'efgh', 'ij']);
+  test('breaks a word wider than the line between characters', async () => {
+    assert.deepEqual(await lines([{ text: 'abcdefghij', style }], 24), ['abcd', 'efgh', 'ij']);
+  });
+
+  test('keeps differently styled pieces without a space between them together', async () => {
+    const bold = { ...style, bold: true };
+    assert.deepEqual(await lines([{ text: 'aa bb', style }, { text: 'cc dd', style: bold }], 36), ['aa', 'bbcc', 'dd']);
+  });
+
+  test('falls back to the Unicode font for characters the standard font lacks', async () => {
+    const fonts = new FontBook(await createDocument({ compress: true }));
+    const helvetica = { ...DEFAULT_STYLE };
+    await fonts.prepare('Zoë pays €5 — Привет', helvetica);
+    const runs = fonts.runs('Zoë pays €5 — Привет', helvetica);
+    assert.deepEqual(runs.map((r) => [r.font.name, r.text]), [['Helvetica', 'Zoë pays €5 — '], ['DejaVu Sans', 'Привет']]);
   });
 });
 

@@ -1,117 +1,275 @@
-// The one seam in front of pdf-lib (@cantoo/pdf-lib, the maintained fork).
-// pdf-lib is unmaintained upstream and may need replacing, so nothing else in
-// workers/ imports it: the render engine talks to these types only.
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from '@cantoo/pdf-lib';
+// The one seam in front of pdf-lib (@cantoo/pdf-lib, the maintained fork) and
+// fontkit. pdf-lib is unmaintained upstream and may need replacing, so
+// nothing else in workers/ imports either: the render engine lays pages out
+// itself and hands this module finished content streams; pdf-lib only
+// assembles objects (fonts, images, annotations, pages) and serialises.
+//
+// Why our own content streams: pdf-lib's drawText builds an operator object
+// per call and re-encodes fonts per call; a dense 10-page table took ~85 ms
+// that way against a few ms for the same glyphs written as one stream.
+import { createHash } from 'node:crypto';
+import * as fontkit from 'fontkit';
+import { PDFDocument, PDFHexString, PDFName, StandardFonts, type PDFFont, type PDFImage, type PDFPage } from '@cantoo/pdf-lib';
 
 export const STANDARD_FONT_NAMES = Object.values(StandardFonts) as readonly string[];
 
-export interface Rgb {
-  readonly r: number;
-  readonly g: number;
-  readonly b: number;
+export class FontError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FontError';
+  }
 }
 
+/** A font usable on pages of one document. Sizes are in points; metrics are per point of font size. */
 export interface Font {
   readonly name: string;
+  /** Unique within the document; also the page resource name. */
+  readonly key: string;
+  readonly standard: boolean;
+  /** Height above the baseline, per point of size. */
+  readonly ascent: number;
+  /** Depth below the baseline (positive), per point of size. */
+  readonly descent: number;
+  covers(codePoint: number): boolean;
   widthOf(text: string, size: number): number;
-  /** Height above the baseline at `size` (the ascender). */
-  ascentAt(size: number): number;
-  /** The characters of `text` this font cannot encode, each listed once. */
-  missingCharacters(text: string): string[];
+  /** The text as a content-stream string operand (hex), recording glyphs for subsetting. */
+  encode(text: string): string;
 }
 
-export interface Page {
+export interface Image {
+  readonly key: string;
+  /** Intrinsic size in pixels. */
   readonly width: number;
   readonly height: number;
-  /** Draws one line of text; `y` is the baseline measured from the bottom edge (PDF space). */
-  drawText(text: string, x: number, y: number, font: Font, size: number, color: Rgb): void;
+}
+
+export interface LinkArea {
+  /** PDF space: origin bottom-left, points. */
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  readonly uri: string;
+}
+
+export interface PageContent {
+  readonly width: number;
+  readonly height: number;
+  /** Content stream operators; font and image names are their keys. */
+  readonly operators: string;
+  readonly fonts: Iterable<Font>;
+  readonly images: Iterable<Image>;
+  readonly links: readonly LinkArea[];
+}
+
+export interface Metadata {
+  readonly title?: string;
+  readonly author?: string;
+  readonly subject?: string;
+  readonly keywords?: readonly string[];
+  readonly language?: string;
 }
 
 export interface Document {
-  addPage(width: number, height: number): Page;
-  readonly pageCount: number;
   standardFont(name: string): Font;
-  /** compress: object streams (PDF 1.5) and Flate; false keeps objects plain and readable. */
-  save(compress: boolean): Promise<Uint8Array>;
+  /** A TrueType/OpenType font; parsed once per worker per content hash, subset when saved. Rejects with FontError. */
+  customFont(bytes: Uint8Array): Promise<Font>;
+  png(bytes: Uint8Array): Promise<Image>;
+  jpeg(bytes: Uint8Array): Promise<Image>;
+  addPage(content: PageContent): void;
+  setMetadata(metadata: Metadata): void;
+  /** Compressed (createDocument's option): object streams (PDF 1.5) and Flate; otherwise plain and readable. */
+  save(): Promise<Uint8Array>;
 }
 
+// --- fonts ---------------------------------------------------------------
+
+/** Parsed fontkit fonts by SHA-256 of their bytes, per worker: parsing a large font costs milliseconds. */
+const parsedFonts = new Map<string, ParsedFont>();
+
+interface ParsedFont {
+  readonly bytes: Uint8Array;
+  readonly font: fontkit.Font;
+  /** `ABCDEF+PostScriptName`: the subset tag ISO 32000-1 section 9.6.4 asks for, from the content hash. */
+  readonly subsetName: string;
+}
+const PARSED_FONTS_MAX = 64;
+/** pdf-lib calls fontkit.create(bytes); the shim answers with the cached parse for bytes we parsed. */
+const parsedByBytes = new WeakMap<Uint8Array, fontkit.Font>();
+const fontkitShim = {
+  create(bytes: Uint8Array) {
+    const cached = parsedByBytes.get(bytes);
+    return cached ?? fontkit.create(bytes as Buffer);
+  },
+};
+
+function parseFont(bytes: Uint8Array): ParsedFont {
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  const cached = parsedFonts.get(hash);
+  if (cached !== undefined) return cached;
+  let parsed: fontkit.Font | fontkit.FontCollection;
+  try {
+    parsed = fontkit.create(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  } catch (error) {
+    throw new FontError(`the font cannot be read (${(error as Error).message})`);
+  }
+  if (!('layout' in parsed) || typeof parsed.layout !== 'function') {
+    throw new FontError('font collections (TTC/DFONT) are not supported here; send a single TrueType or OpenType font');
+  }
+  const font = parsed as fontkit.Font;
+  if (font.unitsPerEm === undefined || font.numGlyphs === 0 || font.characterSet.length === 0) {
+    throw new FontError('the font has no usable glyphs or character map');
+  }
+  const tag = [...hash.slice(0, 6)].map((digit) => String.fromCharCode(65 + (Number.parseInt(digit, 16) % 26))).join('');
+  // A client's font may name itself anything; PostScript names are printable ASCII without delimiters.
+  const postscript = (font.postscriptName ?? 'Font').replace(/[^A-Za-z0-9-]/g, '').slice(0, 60) || 'Font';
+  const entry = { bytes, font, subsetName: `${tag}+${postscript}` };
+  if (parsedFonts.size >= PARSED_FONTS_MAX) parsedFonts.delete(parsedFonts.keys().next().value as string);
+  parsedFonts.set(hash, entry);
+  parsedByBytes.set(bytes, font);
+  return entry;
+}
+
+/** Widths per (font, text), because measuring custom fonts runs fontkit's layout. Bounded per font. */
+const WIDTH_CACHE_MAX = 20_000;
+
 class PdfLibFont implements Font {
-  #characters: ReadonlySet<number> | undefined;
+  readonly #characters: ReadonlySet<number>;
+  readonly #widths = new Map<string, number>();
 
   constructor(
     readonly native: PDFFont,
     readonly name: string,
-  ) {}
+    readonly key: string,
+    readonly standard: boolean,
+    readonly ascent: number,
+    readonly descent: number,
+    characters: Iterable<number>,
+  ) {
+    this.#characters = new Set(characters);
+  }
+
+  covers(codePoint: number): boolean {
+    return this.#characters.has(codePoint);
+  }
 
   widthOf(text: string, size: number): number {
-    return this.native.widthOfTextAtSize(text, size);
-  }
-
-  ascentAt(size: number): number {
-    return this.native.heightAtSize(size, { descender: false });
-  }
-
-  missingCharacters(text: string): string[] {
-    this.#characters ??= new Set(this.native.getCharacterSet());
-    const missing = new Set<string>();
-    for (const char of text) {
-      const codePoint = char.codePointAt(0) as number;
-      // Line breaks and tabs are layout, not glyphs.
-      if (codePoint === 0x0a || codePoint === 0x0d || codePoint === 0x09) continue;
-      if (!this.#characters.has(codePoint)) missing.add(char);
+    let perPoint = this.#widths.get(text);
+    if (perPoint === undefined) {
+      perPoint = this.native.widthOfTextAtSize(text, 1);
+      if (this.#widths.size >= WIDTH_CACHE_MAX) this.#widths.clear();
+      this.#widths.set(text, perPoint);
     }
-    return [...missing];
+    return perPoint * size;
+  }
+
+  encode(text: string): string {
+    return this.native.encodeText(text).toString();
   }
 }
 
-class PdfLibPage implements Page {
-  constructor(private readonly page: PDFPage) {}
-
-  get width(): number {
-    return this.page.getWidth();
-  }
-
-  get height(): number {
-    return this.page.getHeight();
-  }
-
-  drawText(text: string, x: number, y: number, font: Font, size: number, color: Rgb): void {
-    this.page.drawText(text, { x, y, size, font: (font as PdfLibFont).native, color: rgb(color.r, color.g, color.b) });
-  }
-}
+// --- the document ---------------------------------------------------------
 
 class PdfLibDocument implements Document {
-  readonly #fonts = new Map<string, PdfLibFont>();
+  readonly #standard = new Map<string, PdfLibFont>();
+  readonly #custom = new Map<fontkit.Font, PdfLibFont>();
+  readonly #natives = new Map<string, PDFFont | PDFImage>();
+  #fonts = 0;
+  #images = 0;
 
-  constructor(private readonly doc: PDFDocument) {}
-
-  get pageCount(): number {
-    return this.doc.getPageCount();
-  }
-
-  addPage(width: number, height: number): Page {
-    return new PdfLibPage(this.doc.addPage([width, height]));
-  }
+  constructor(
+    private readonly doc: PDFDocument,
+    /** Content streams are Flate-encoded when compressing. */
+    private readonly compress: boolean,
+  ) {}
 
   standardFont(name: string): Font {
-    let font = this.#fonts.get(name);
+    let font = this.#standard.get(name);
     if (font === undefined) {
-      font = new PdfLibFont(this.doc.embedStandardFont(name as StandardFonts), name);
-      this.#fonts.set(name, font);
+      const native = this.doc.embedStandardFont(name as StandardFonts);
+      const ascent = native.heightAtSize(1, { descender: false });
+      font = new PdfLibFont(native, name, this.#nextFontKey(), true, ascent, native.heightAtSize(1) - ascent, native.getCharacterSet());
+      this.#natives.set(font.key, native);
+      this.#standard.set(name, font);
     }
     return font;
   }
 
-  save(compress: boolean): Promise<Uint8Array> {
-    // objectsPerTick: Infinity — in a worker there is no event loop to yield to
-    // (pdf-lib yields every 50 objects by default, which only slows us down).
+  async customFont(bytes: Uint8Array): Promise<Font> {
+    const parsed = parseFont(bytes);
+    let font = this.#custom.get(parsed.font);
+    if (font === undefined) {
+      // The shim hands pdf-lib our cached parse, so this costs no second parse.
+      const native = await this.doc.embedFont(parsed.bytes, { subset: true, customName: parsed.subsetName });
+      const f = parsed.font;
+      const em = f.unitsPerEm;
+      font = new PdfLibFont(native, f.fullName ?? f.postscriptName ?? 'custom', this.#nextFontKey(), false, f.ascent / em, -f.descent / em, f.characterSet);
+      this.#natives.set(font.key, native);
+      this.#custom.set(parsed.font, font);
+    }
+    return font;
+  }
+
+  async png(bytes: Uint8Array): Promise<Image> {
+    return this.#image(await this.doc.embedPng(bytes));
+  }
+
+  async jpeg(bytes: Uint8Array): Promise<Image> {
+    return this.#image(await this.doc.embedJpg(bytes));
+  }
+
+  addPage(content: PageContent): void {
+    const page: PDFPage = this.doc.addPage([content.width, content.height]);
+    const node = page.node;
+    const context = this.doc.context;
+    for (const font of content.fonts) node.setFontDictionary(PDFName.of(font.key), (this.#natives.get(font.key) as PDFFont).ref);
+    for (const image of content.images) node.setXObject(PDFName.of(image.key), (this.#natives.get(image.key) as PDFImage).ref);
+    node.addContentStream(context.register(this.compress ? context.flateStream(content.operators) : context.stream(content.operators)));
+    for (const link of content.links) {
+      const annotation = context.obj({
+        Type: 'Annot',
+        Subtype: 'Link',
+        Rect: [link.x, link.y, link.x + link.width, link.y + link.height],
+        Border: [0, 0, 0],
+        // A hex string: the URI's bytes can never close the string early. The
+        // render schema has already normalised it to ASCII (WHATWG URL).
+        A: { Type: 'Action', S: 'URI', URI: PDFHexString.of(Buffer.from(link.uri, 'latin1').toString('hex')) },
+      });
+      node.addAnnot(context.register(annotation));
+    }
+  }
+
+  setMetadata(metadata: Metadata): void {
+    if (metadata.title !== undefined) this.doc.setTitle(metadata.title, { showInWindowTitleBar: true });
+    if (metadata.author !== undefined) this.doc.setAuthor(metadata.author);
+    if (metadata.subject !== undefined) this.doc.setSubject(metadata.subject);
+    if (metadata.keywords !== undefined) this.doc.setKeywords([...metadata.keywords]);
+    if (metadata.language !== undefined) this.doc.setLanguage(metadata.language);
+  }
+
+  save(): Promise<Uint8Array> {
+    const compress = this.compress;
+    // objectsPerTick: Infinity: in a worker there is no event loop worth yielding
+    // to (pdf-lib yields every 50 objects by default, which only slows us down).
     return this.doc.save({ useObjectStreams: compress, objectsPerTick: Number.POSITIVE_INFINITY });
+  }
+
+  #image(native: PDFImage): Image {
+    const key = `Im${++this.#images}`;
+    this.#natives.set(key, native);
+    return { key, width: native.width, height: native.height };
+  }
+
+  #nextFontKey(): string {
+    return `F${++this.#fonts}`;
   }
 }
 
-export async function createDocument(): Promise<Document> {
+export async function createDocument(options: { compress: boolean }): Promise<Document> {
   const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.registerFontkit(fontkitShim as never);
   doc.setProducer('Platen');
   doc.setCreator('Platen');
-  return new PdfLibDocument(doc);
+  doc.setCreationDate(new Date());
+  return new PdfLibDocument(doc, options.compress);
 }

@@ -3,91 +3,68 @@
 // that is silently ignored ("colour" for "color") produces a wrong document.
 import * as v from 'valibot';
 import { STANDARD_FONT_NAMES } from '../lib/pdf.js';
-import { PAGE_SIZE_NAMES, canonicalPageSize } from './page-sizes.js';
+import { color, fontSize, orientation, pageSizeName, points } from './common.js';
+import { STANDARD_FAMILY_NAMES } from './fonts.js';
+import { OPERATIONS } from './operations.js';
 
 /** Operation types of the spec that this version renders. */
-export const OPERATION_TYPES = ['add_page', 'set_font', 'add_text'] as const;
+export const OPERATION_TYPES = Object.keys(OPERATIONS) as readonly string[];
 
 /** Operation types the spec names that this version does not render yet (README: what is not done). */
-export const PLANNED_OPERATION_TYPES = ['add_image', 'add_table', 'add_html'] as const;
-
-/** A point value on a page: generous bounds, finite. A0 landscape is 3370 pt wide. */
-const points = (max = 14_400) => v.pipe(v.number(), v.finite(), v.minValue(0), v.maxValue(max));
-
-const pageSizeName = v.pipe(
-  v.string(),
-  v.transform(canonicalPageSize),
-  v.picklist(PAGE_SIZE_NAMES, `must be one of ${PAGE_SIZE_NAMES.join(', ')} (case-insensitive)`),
-);
-
-const orientation = v.picklist(['portrait', 'landscape'], 'must be portrait or landscape');
-
-const color = v.pipe(v.string(), v.regex(/^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/, 'must be a hex colour such as #1f2937 or #333'));
-
-const fontSize = v.pipe(v.number(), v.finite(), v.minValue(1), v.maxValue(500));
-
-/** The standard 14 fonts by exact name, or the families Helvetica, Times and Courier with bold/italic flags. */
-export const FONT_FAMILIES = ['Helvetica', 'Times', 'Courier', 'Symbol', 'ZapfDingbats'] as const;
-const fontName = v.picklist(
-  [...new Set([...STANDARD_FONT_NAMES, ...FONT_FAMILIES])],
-  `must be one of the standard fonts: ${[...new Set([...FONT_FAMILIES, ...STANDARD_FONT_NAMES])].join(', ')}`,
-);
-
-const AddPage = v.strictObject({
-  type: v.literal('add_page'),
-  page_size: v.optional(pageSizeName),
-  orientation: v.optional(orientation),
-});
-
-const SetFont = v.strictObject({
-  type: v.literal('set_font'),
-  family: v.optional(fontName),
-  bold: v.optional(v.boolean()),
-  italic: v.optional(v.boolean()),
-  size: v.optional(fontSize),
-  color: v.optional(color),
-  line_height: v.optional(v.pipe(v.number(), v.finite(), v.minValue(0.5), v.maxValue(5))),
-});
-
-const AddText = v.pipe(
-  v.strictObject({
-  type: v.literal('add_text'),
-  text: v.pipe(v.string(), v.maxLength(1_000_000)),
-  /** Absolute placement, in points from the page's top-left corner; both or neither. */
-  x: v.optional(points()),
-  y: v.optional(points()),
-  /** Wrap width in points; default: the content width (flowing) or to the right margin (absolute). */
-  width: v.optional(v.pipe(points(), v.minValue(1))),
-  size: v.optional(fontSize),
-  color: v.optional(color),
-  align: v.optional(v.picklist(['left', 'center', 'right'], 'must be left, center or right')),
-  }),
-  v.forward(
-    v.partialCheck([['x'], ['y']], (op) => (op.x === undefined) === (op.y === undefined), 'x and y go together: give both for absolute placement, or neither to flow'),
-    ['y'],
-  ),
-);
+export const PLANNED_OPERATION_TYPES = ['add_image', 'add_table', 'add_html'].filter((type) => !OPERATION_TYPES.includes(type));
 
 const Operation = v.variant(
   'type',
-  [AddPage, SetFont, AddText],
+  [OPERATIONS.add_page.schema, OPERATIONS.set_font.schema, OPERATIONS.add_text.schema],
   (issue) =>
-    (PLANNED_OPERATION_TYPES as readonly unknown[]).includes(issue.input)
+    PLANNED_OPERATION_TYPES.includes(issue.input as string)
       ? `${String(issue.input)} is not available in this version; available: ${OPERATION_TYPES.join(', ')}`
       : `must be one of ${OPERATION_TYPES.join(', ')}`,
 );
+
+const margin = v.union(
+  [
+    points(1_000),
+    v.strictObject({ top: v.optional(points(1_000)), right: v.optional(points(1_000)), bottom: v.optional(points(1_000)), left: v.optional(points(1_000)) }),
+  ],
+  'must be a number of points, or an object with top, right, bottom and left',
+);
+
+/** A header or footer line; `{page}` and `{pages}` are replaced on every page ("Page {page} of {pages}"). */
+const furniture = v.strictObject({
+  text: v.pipe(v.string(), v.maxLength(1_000)),
+  align: v.optional(v.picklist(['left', 'center', 'right'], 'must be left, center or right'), 'center'),
+  family: v.optional(v.picklist([...new Set([...STANDARD_FAMILY_NAMES, ...STANDARD_FONT_NAMES])], 'must be a standard font'), 'Helvetica'),
+  size: v.optional(fontSize, 9),
+  color: v.optional(color),
+});
+
+const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
 
 export const RenderRequest = v.strictObject({
   operations: v.pipe(v.array(Operation), v.minLength(1, 'must hold at least one operation'), v.maxLength(100_000)),
   page_size: v.optional(pageSizeName, 'A4'),
   orientation: v.optional(orientation, 'portrait'),
-  /** Page margin in points on every side. */
-  margin: v.optional(points(1_000), 50),
+  /** Page margins in points: one number for every side, or per side (default 50 each). */
+  margin: v.optional(margin, 50),
+  metadata: v.optional(
+    v.strictObject({
+      title: v.optional(text(1_000)),
+      author: v.optional(text(1_000)),
+      subject: v.optional(text(1_000)),
+      keywords: v.optional(v.pipe(v.array(text(200)), v.maxLength(100))),
+      /** BCP 47 language tag, e.g. en-GB (PDF /Lang, read by screen readers). */
+      language: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en or en-GB'))),
+    }),
+  ),
+  header: v.optional(furniture),
+  footer: v.optional(furniture),
   output: v.optional(v.strictObject({ compress: v.optional(v.boolean(), true) }), { compress: true }),
 });
 
 export type RenderRequest = v.InferOutput<typeof RenderRequest>;
 export type Operation = RenderRequest['operations'][number];
+export type Furniture = NonNullable<RenderRequest['header']>;
 
 /**
  * The spec's published example writes the discriminator as `op` while the

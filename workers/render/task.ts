@@ -3,10 +3,10 @@ import { performance } from 'node:perf_hooks';
 import * as v from 'valibot';
 import type { Outcome, TaskInput } from '../protocol.js';
 import { NOT_AN_OBJECT, isJsonObject, parseJson } from '../lib/json.js';
-import { createDocument } from '../lib/pdf.js';
 import { movable, ownBuffer } from '../lib/transfer.js';
 import { summarize, toFieldErrors } from '../lib/validation.js';
-import { Engine, RenderError } from './engine.js';
+import { RenderError } from './common.js';
+import { renderDocument } from './engine.js';
 import { RenderRequest, normalizeAliases } from './schema.js';
 
 export async function render(input: TaskInput): Promise<Outcome> {
@@ -15,7 +15,6 @@ export async function render(input: TaskInput): Promise<Outcome> {
 
   const parsed = parseJson(input.body, input.length);
   if (!parsed.ok) return { ok: false, code: 'malformed', detail: parsed.detail, timings: timings() };
-
   if (!isJsonObject(parsed.value)) {
     return { ok: false, code: 'invalid', detail: NOT_AN_OBJECT.message, errors: [NOT_AN_OBJECT], timings: timings() };
   }
@@ -25,13 +24,12 @@ export async function render(input: TaskInput): Promise<Outcome> {
     return { ok: false, code: 'invalid', detail: summarize(errors), errors, timings: timings() };
   }
 
-  const doc = await createDocument();
+  let pdf: Uint8Array;
   try {
-    new Engine(doc, validated.output).run();
+    pdf = await renderDocument(validated.output);
   } catch (error) {
     if (!(error instanceof RenderError)) throw error;
     return { ok: false, code: 'invalid', detail: summarize(error.errors), errors: error.errors, timings: timings() };
   }
-  const pdf = await doc.save(validated.output.output.compress);
   return movable({ ok: true, value: { body: ownBuffer(pdf), mediaType: 'application/pdf' }, timings: timings() });
 }

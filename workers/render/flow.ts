@@ -1,0 +1,73 @@
+// The document's flow: pages in order, the current page, and a cursor that
+// moves down the content box (the page minus its margins). Blocks ask for
+// room before they draw; a block that does not fit goes to a new page of
+// the current size, unless it would not fit on an empty page either (it is
+// then drawn where it is, and the caller splits it if it can).
+import { PageCanvas } from './canvas.js';
+
+export interface Margins {
+  readonly top: number;
+  readonly right: number;
+  readonly bottom: number;
+  readonly left: number;
+}
+
+export class Flow {
+  readonly pages: PageCanvas[] = [];
+  #page: PageCanvas | undefined;
+  #size: readonly [number, number];
+  /** Distance from the top edge of the current page to the next block. */
+  #cursor = 0;
+
+  constructor(
+    size: readonly [number, number],
+    readonly margins: Margins,
+  ) {
+    this.#size = size;
+  }
+
+  get page(): PageCanvas {
+    return this.#page ?? this.newPage();
+  }
+
+  get cursor(): number {
+    if (this.#page === undefined) this.newPage();
+    return this.#cursor;
+  }
+
+  get left(): number {
+    return this.margins.left;
+  }
+
+  /** Width of the content box of the current page size. */
+  get width(): number {
+    return Math.max(1, this.#size[0] - this.margins.left - this.margins.right);
+  }
+
+  /** Room left on the current page below the cursor. */
+  get room(): number {
+    return this.page.height - this.margins.bottom - this.cursor;
+  }
+
+  /** True when the cursor is at the top of the content box (nothing drawn in the flow yet). */
+  get atTop(): boolean {
+    return this.#page === undefined || this.#cursor <= this.margins.top;
+  }
+
+  newPage(size: readonly [number, number] = this.#size): PageCanvas {
+    this.#size = size;
+    this.#page = new PageCanvas(size[0], size[1]);
+    this.pages.push(this.#page);
+    this.#cursor = this.margins.top;
+    return this.#page;
+  }
+
+  /** Makes room for a block of `height`: a new page when it does not fit below the cursor and would fit on a fresh one. */
+  ensure(height: number): void {
+    if (height > this.room && !this.atTop) this.newPage();
+  }
+
+  advance(height: number): void {
+    this.#cursor = this.cursor + height;
+  }
+}

@@ -1,0 +1,161 @@
+// Font families and fallback. A style names a family (a standard one, or a
+// custom one registered by set_font with font data) plus bold/italic. Text
+// the family's font cannot encode falls back, run by run, to the DejaVu face
+// of the same class and variant (Sans for Helvetica and custom fonts, Serif
+// for Times, Mono for Courier), which ships with the project. A character no
+// font has is an error naming it: never tofu, never a silent '?'.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Document, Font } from '../lib/pdf.js';
+
+export interface FontChoice {
+  readonly family: string;
+  readonly bold: boolean;
+  readonly italic: boolean;
+}
+
+/** A stretch of text drawn with one font. */
+export interface Run {
+  readonly font: Font;
+  readonly text: string;
+}
+
+export class MissingGlyphsError extends Error {
+  constructor(
+    readonly characters: readonly string[],
+    readonly fontName: string,
+  ) {
+    super(`no font can draw ${characters.join('')}`);
+    this.name = 'MissingGlyphsError';
+  }
+}
+
+type Variant = 0 | 1 | 2 | 3; // regular, bold, italic, bold italic
+const variantOf = (choice: Pick<FontChoice, 'bold' | 'italic'>): Variant => ((choice.bold ? 1 : 0) + (choice.italic ? 2 : 0)) as Variant;
+
+const STANDARD_FAMILIES: Record<string, readonly [string, string, string, string]> = {
+  Helvetica: ['Helvetica', 'Helvetica-Bold', 'Helvetica-Oblique', 'Helvetica-BoldOblique'],
+  Times: ['Times-Roman', 'Times-Bold', 'Times-Italic', 'Times-BoldItalic'],
+  Courier: ['Courier', 'Courier-Bold', 'Courier-Oblique', 'Courier-BoldOblique'],
+  Symbol: ['Symbol', 'Symbol', 'Symbol', 'Symbol'],
+  ZapfDingbats: ['ZapfDingbats', 'ZapfDingbats', 'ZapfDingbats', 'ZapfDingbats'],
+};
+
+/** The standard family and variant of each of the 14 standard font names. */
+export function standardFamilyOf(name: string): FontChoice | undefined {
+  for (const [family, names] of Object.entries(STANDARD_FAMILIES)) {
+    const index = names.indexOf(name);
+    if (index >= 0) return { family, bold: (index & 1) === 1, italic: (index & 2) === 2 };
+  }
+  return undefined;
+}
+
+export const STANDARD_FAMILY_NAMES = Object.keys(STANDARD_FAMILIES);
+
+const DEJAVU = ['Sans', 'Serif', 'SansMono'] as const;
+type DejaVuClass = (typeof DEJAVU)[number];
+const DEJAVU_FILES: Record<DejaVuClass, readonly [string, string, string, string]> = {
+  Sans: ['DejaVuSans', 'DejaVuSans-Bold', 'DejaVuSans-Oblique', 'DejaVuSans-BoldOblique'],
+  Serif: ['DejaVuSerif', 'DejaVuSerif-Bold', 'DejaVuSerif-Italic', 'DejaVuSerif-BoldItalic'],
+  SansMono: ['DejaVuSansMono', 'DejaVuSansMono-Bold', 'DejaVuSansMono-Oblique', 'DejaVuSansMono-BoldOblique'],
+};
+const FALLBACK_CLASS: Record<string, DejaVuClass> = { Times: 'Serif', Courier: 'SansMono' };
+
+const dejavuDir = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+/** Font files read once per worker; the same bytes object lets the seam's parse cache hit. */
+const dejavuBytes = new Map<string, Uint8Array>();
+function dejavu(file: string): Uint8Array {
+  let bytes = dejavuBytes.get(file);
+  if (bytes === undefined) {
+    bytes = new Uint8Array(readFileSync(join(dejavuDir, `${file}.ttf`)));
+    dejavuBytes.set(file, bytes);
+  }
+  return bytes;
+}
+
+const LAYOUT_CHARACTERS = new Set([0x0a, 0x0d, 0x09]);
+
+export class FontBook {
+  /** Custom families: variant → font (regular at least). */
+  readonly #custom = new Map<string, Map<Variant, Font>>();
+  readonly #fallbacks = new Map<string, Font>();
+
+  constructor(private readonly doc: Document) {}
+
+  /** Registers a custom font as a variant of `family`. Rejects with FontError for unreadable data. */
+  async register(choice: FontChoice, bytes: Uint8Array): Promise<void> {
+    const font = await this.doc.customFont(bytes);
+    let variants = this.#custom.get(choice.family);
+    if (variants === undefined) this.#custom.set(choice.family, (variants = new Map()));
+    variants.set(variantOf(choice), font);
+  }
+
+  isKnown(family: string): boolean {
+    return family in STANDARD_FAMILIES || this.#custom.has(family);
+  }
+
+  /** The family's own font for a choice; a custom family without the variant uses its regular face. */
+  primary(choice: FontChoice): Font {
+    const custom = this.#custom.get(choice.family);
+    if (custom !== undefined) {
+      return custom.get(variantOf(choice)) ?? custom.get(0) ?? (custom.values().next().value as Font);
+    }
+    const names = STANDARD_FAMILIES[choice.family] ?? STANDARD_FAMILIES.Helvetica!;
+    return this.doc.standardFont(names[variantOf(choice)]);
+  }
+
+  /** Loads the fallback face a text needs, if any (fonts load asynchronously; layout is synchronous). */
+  async prepare(text: string, choice: FontChoice): Promise<void> {
+    const primary = this.primary(choice);
+    for (const char of text) {
+      const codePoint = char.codePointAt(0) as number;
+      if (!LAYOUT_CHARACTERS.has(codePoint) && !primary.covers(codePoint)) {
+        await this.#loadFallback(choice);
+        return;
+      }
+    }
+  }
+
+  /**
+   * Splits text into runs by the font that draws each character: the
+   * family's font where it can, else the fallback. prepare() must have run
+   * for this text and choice. Throws MissingGlyphsError.
+   */
+  runs(text: string, choice: FontChoice): Run[] {
+    const primary = this.primary(choice);
+    const fallback = this.#fallbacks.get(this.#fallbackFile(choice));
+    const runs: Run[] = [];
+    let current: Font | undefined;
+    let start = 0;
+    let missing: Set<string> | undefined;
+    let index = 0;
+    for (const char of text) {
+      const codePoint = char.codePointAt(0) as number;
+      let font: Font | undefined = primary;
+      if (!LAYOUT_CHARACTERS.has(codePoint) && !primary.covers(codePoint)) {
+        font = fallback?.covers(codePoint) === true ? fallback : undefined;
+        if (font === undefined) (missing ??= new Set()).add(char);
+      }
+      if (font !== undefined && font !== current) {
+        if (current !== undefined && index > start) runs.push({ font: current, text: text.slice(start, index) });
+        current = font;
+        start = index;
+      }
+      index += char.length;
+    }
+    if (missing !== undefined) throw new MissingGlyphsError([...missing], primary.name);
+    if (current !== undefined && index > start) runs.push({ font: current, text: text.slice(start, index) });
+    return runs;
+  }
+
+  #fallbackFile(choice: FontChoice): string {
+    const fontClass = FALLBACK_CLASS[choice.family] ?? 'Sans';
+    return DEJAVU_FILES[fontClass][variantOf(choice)];
+  }
+
+  async #loadFallback(choice: FontChoice): Promise<void> {
+    const file = this.#fallbackFile(choice);
+    if (!this.#fallbacks.has(file)) this.#fallbacks.set(file, await this.doc.customFont(dejavu(file)));
+  }
+}

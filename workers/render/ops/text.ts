@@ -1,0 +1,72 @@
+// add_text: a paragraph. Without x/y it flows: from the cursor, wrapped in
+// the content width (or `width`), aligned, breaking pages between lines.
+// With x and y (points from the page's top-left corner) it is placed on the
+// current page, wrapped within `width` or the right margin, and leaves the
+// cursor where it was.
+import * as v from 'valibot';
+import { align, color, fontSize, link, points, withGlyphCheck, type OperationType } from '../common.js';
+import { drawLine, layoutLines, prepareSpans, type Span } from '../inline.js';
+
+const schema = v.pipe(
+  v.strictObject({
+    type: v.literal('add_text'),
+    text: v.pipe(v.string(), v.maxLength(1_000_000)),
+    x: v.optional(points()),
+    y: v.optional(points()),
+    width: v.optional(v.pipe(points(), v.minValue(1))),
+    size: v.optional(fontSize),
+    color: v.optional(color),
+    align: v.optional(align),
+    bold: v.optional(v.boolean()),
+    italic: v.optional(v.boolean()),
+    underline: v.optional(v.boolean()),
+    strike: v.optional(v.boolean()),
+    link: v.optional(link),
+    /** Space below the paragraph when flowing; default half the font size. */
+    spacing_after: v.optional(points(1_000)),
+  }),
+  v.forward(
+    v.partialCheck([['x'], ['y']], (op) => (op.x === undefined) === (op.y === undefined), 'x and y go together: give both for absolute placement, or neither to flow'),
+    ['y'],
+  ),
+);
+
+export const addText: OperationType<typeof schema> = {
+  schema,
+  async run(op, context, at) {
+    const base = context.style;
+    const style = {
+      ...base,
+      size: op.size ?? base.size,
+      color: op.color ?? base.color,
+      bold: op.bold ?? base.bold,
+      italic: op.italic ?? base.italic,
+      underline: op.underline ?? false,
+      strike: op.strike ?? false,
+      link: op.link,
+    };
+    const spans: Span[] = [{ text: op.text, style }];
+    await prepareSpans(spans, context.fonts);
+    const { flow } = context;
+    const alignment = op.align ?? 'left';
+
+    if (op.x !== undefined && op.y !== undefined) {
+      const page = flow.page;
+      const width = op.width ?? Math.max(1, page.width - flow.margins.right - op.x);
+      let top = op.y;
+      for (const line of withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts))) {
+        drawLine(page, line, op.x, top, width, alignment);
+        top += line.height;
+      }
+      return;
+    }
+
+    const width = Math.min(op.width ?? flow.width, flow.width);
+    for (const line of withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts))) {
+      flow.ensure(line.height);
+      drawLine(flow.page, line, flow.left, flow.cursor, width, alignment);
+      flow.advance(line.height);
+    }
+    flow.advance(op.spacing_after ?? style.size * 0.5);
+  },
+};
