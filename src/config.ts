@@ -52,7 +52,9 @@ const EnvSchema = v.object({
   PLATEN_PRO_RPM: v.optional(integer(1, 10_000_000), '1000'),
   PLATEN_ENTERPRISE_RPM: v.optional(integer(1, 10_000_000), '10000'),
   PLATEN_IP_RPM: v.optional(integer(1, 10_000_000), '100000'),
+  PLATEN_AUTH_FAILURES_PER_MIN: v.optional(integer(1, 1_000_000), '30'),
   PLATEN_SHUTDOWN_GRACE_MS: v.optional(integer(0, 600_000), '10000'),
+  PLATEN_MAX_PAGES: v.optional(integer(1, 1_000_000), '2000'),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;
@@ -78,7 +80,10 @@ export interface Config {
   readonly errorsBase: string;
   readonly rpmByTier: Readonly<Record<Tier, number>>;
   readonly ipRpm: number;
+  readonly authFailuresPerMinute: number;
   readonly shutdownGraceMs: number;
+  /** Pages one render may produce: a work budget, so a small request cannot hold a worker until the timeout. */
+  readonly maxPages: number;
 }
 
 export class ConfigError extends Error {
@@ -131,6 +136,8 @@ function fromEnv(env: Env): Config {
     errorsBase: env.PLATEN_ERRORS_BASE.replace(/\/+$/, ''),
     rpmByTier: Object.freeze({ core: env.PLATEN_CORE_RPM, pro: env.PLATEN_PRO_RPM, enterprise: env.PLATEN_ENTERPRISE_RPM }),
     ipRpm: env.PLATEN_IP_RPM,
+    authFailuresPerMinute: env.PLATEN_AUTH_FAILURES_PER_MIN,
     shutdownGraceMs: env.PLATEN_SHUTDOWN_GRACE_MS,
+    maxPages: env.PLATEN_MAX_PAGES,
   };
 }

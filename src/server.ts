@@ -70,7 +70,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   const deps: PipelineDeps = {
     config,
     keys,
-    limits: new RateLimits({ ipRpm: config.ipRpm, rpmByTier: config.rpmByTier }),
+    limits: new RateLimits({ ipRpm: config.ipRpm, rpmByTier: config.rpmByTier, authFailuresPerMinute: config.authFailuresPerMinute }),
     cors: new Cors(config.corsOrigins),
     logger,
     lifecycle,
@@ -80,7 +80,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     ...probeRoutes(health),
     healthRoute(health),
     capabilitiesRoute(() => routes, config.version),
-    renderRoute(pool),
+    renderRoute(pool, config.maxPages),
     ...(options.extraRoutes ?? []),
   ].filter((route) => route.auth === 'none' || tierIncludes(config.edition, route.auth));
 

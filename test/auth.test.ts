@@ -59,14 +59,15 @@ describe('key file hot reload', () => {
       await rename(`${file}.tmp`, file);
     };
     await replace(`# the first client\n${KEY_A}:alpha:core:\n`);
-    const s = await startTestServer({ PLATEN_API_KEYS: '', PLATEN_API_KEYS_FILE: file, PLATEN_API_KEYS_RELOAD_MS: '50' });
+    const s = await startTestServer({ PLATEN_API_KEYS: `${KEYS.core}:env-client:core:`, PLATEN_API_KEYS_FILE: file, PLATEN_API_KEYS_RELOAD_MS: '50' });
     t.after(() => s.close());
     const status = async (key: string) => (await fetch(`${s.base}/api/v1/capabilities`, { headers: bearer(key) })).status;
     assert.equal(await status(KEY_A), 200);
     assert.equal(await status(KEY_B), 401);
 
     const rejectedBefore = () => s.logs.filter((line) => line.msg === 'key file rejected; keeping the last good keys').length;
-    for (const bad of [`${KEY_B}:beta:platinum:\n`, '', '# only a comment\n', `${KEY_B}:beta:core:\n${KEY_B}:beta2:core:\n`]) {
+    // Consecutive bad files differ in their problems: the same problems are logged once only.
+    for (const bad of [`${KEY_B}:beta:platinum:\n`, '', `${KEY_B}:beta:core:\n${KEY_B}:beta2:core:\n`, '# only a comment\n', `${KEYS.core}:clash:core:\n`]) {
       const seen = rejectedBefore();
       await replace(bad);
       await until(async () => rejectedBefore() > seen);
@@ -79,6 +80,14 @@ describe('key file hot reload', () => {
     await replace(`${KEY_B}:beta:pro:\n`);
     await until(async () => (await status(KEY_B)) === 200);
     assert.equal(await status(KEY_A), 401, 'revoked');
+
+    // A file that disappears is reported once, not on every check.
+    const unreadable = () => s.logs.filter((line) => line.msg === 'key file not loaded; keeping the last good keys').length;
+    await rm(file);
+    await until(async () => unreadable() === 1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(unreadable(), 1);
+    assert.equal(await status(KEY_B), 200, 'the last good keys stay active');
   });
 
   test('a missing key file stops start-up with a clear message', async () => {

@@ -248,7 +248,7 @@ describe('rate limits', () => {
   });
 
   test('failed authentication counts against the address, not the key owner', async (t) => {
-    const s = await startTestServer({ PLATEN_IP_RPM: '3' });
+    const s = await startTestServer({ PLATEN_AUTH_FAILURES_PER_MIN: '3' });
     t.after(() => s.close());
     const bad = () => fetch(`${s.base}/api/v1/capabilities`, { headers: bearer('svc_live_core1_guessguessguessguessguess') });
     assert.equal((await bad()).status, 401);
@@ -258,6 +258,8 @@ describe('rate limits', () => {
     assert.equal(blocked.status, 429);
     assert.match(blocked.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
     assert.equal((await readProblem(blocked)).slug, 'client-rate-exceeded');
+    // The owner of the guessed key, and every valid key from the address, keep working.
+    assert.equal((await fetch(`${s.base}/api/v1/capabilities`, { headers: bearer(KEYS.core) })).status, 200);
   });
 
   test('accelerator routes answer 429 with rate-limit-exceeded and retry_after', async (t) => {

@@ -75,7 +75,9 @@ describe('pool faults', () => {
   });
 
   test('a runaway task is stopped at the timeout: 504 request-timeout, and the worker is replaced', async (t) => {
-    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_TIMEOUT_MS: '300' }, { workerFile: FAULT_WORKER });
+    // The follow-up lands on the replacement thread, which loads its modules
+    // first: the timeout leaves room for that even on a loaded machine.
+    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_TIMEOUT_MS: '1500' }, { workerFile: FAULT_WORKER });
     t.after(() => s.close());
     const response = await postJson(s.base, '/api/v1/render', faulty('spin'));
     assert.equal(response.status, 504);
@@ -120,7 +122,20 @@ describe('pool faults', () => {
     assert.equal(health.circuit_breaker, 'open');
     assert.equal(health.status, 'degraded');
     assert.equal((await fetch(`${s.base}/readyz`)).status, 503);
-    assert.equal((await fetch(`${s.base}/healthz`)).status, 503);
+    // Liveness stays up: a restart cannot fix crashing input.
+    const live = await fetch(`${s.base}/healthz`);
+    assert.equal(live.status, 200);
+    assert.equal(((await live.json()) as { status: string }).status, 'degraded');
+  });
+
+  test('timeouts and out-of-memory never open the breaker: a client cannot take the service down', async (t) => {
+    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_TIMEOUT_MS: '400' }, { workerFile: FAULT_WORKER });
+    t.after(() => s.close());
+    // More timeouts than the breaker's threshold of five crashes.
+    for (let i = 0; i < 6; i++) assert.equal((await postJson(s.base, '/api/v1/render', faulty('spin'))).status, 504);
+    const health = (await (await fetch(`${s.base}/health`)).json()) as { circuit_breaker: string };
+    assert.equal(health.circuit_breaker, 'closed');
+    assert.equal((await fetch(`${s.base}/readyz`)).status, 200);
   });
 });
 

@@ -5,6 +5,20 @@ import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { pdfFonts, pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
+describe('render work budget', () => {
+  test('a document past PLATEN_MAX_PAGES is a 422 naming the operation, not a worker held to the timeout', async (t) => {
+    const s = await startTestServer({ PLATEN_MAX_PAGES: '3' });
+    t.after(() => s.close());
+    const response = await postJson(s.base, '/api/v1/render', { operations: [{ type: 'add_text', text: 'a' }, ...Array.from({ length: 5 }, () => ({ type: 'add_page' }))] });
+    assert.equal(response.status, 422);
+    const problem = await readProblem(response);
+    assert.deepEqual({ field: problem.errors?.[0]?.field, code: problem.errors?.[0]?.code }, { field: 'operations[3]', code: 'TOO_LARGE' });
+    // Flowing text is bounded the same way: one character per line at width 1.
+    const narrow = await postJson(s.base, '/api/v1/render', { operations: [{ type: 'add_text', text: 'x'.repeat(100_000), width: 1 }] });
+    assert.equal(narrow.status, 422);
+  });
+});
+
 describe('render', () => {
   let s: TestServer;
   before(async () => {
@@ -116,9 +130,36 @@ describe('render', () => {
     }
   });
 
-  test('operations the spec names but this version lacks are a 422 that says so', async () => {
-    const response = await postJson(s.base, '/api/v1/render', { operations: [{ type: 'add_image', data: 'x' }] });
+  test('a malformed body is reported by position, never echoed back', async () => {
+    const response = await postJson(s.base, '/api/v1/render', '{"operations": svc_live_secret_token_here');
+    const problem = await readProblem(response);
+    assert.equal(problem.status, 400);
+    assert.ok(!JSON.stringify(problem).includes('svc_live'), problem.detail);
+    assert.match(problem.detail, /not valid JSON/);
+  });
+
+  test('an oversized, invalid operations list is refused with a bounded problem document', async () => {
+    const items = `[${Array.from({ length: 150_000 }, () => '{}').join(',')}]`;
+    const response = await postJson(s.base, '/api/v1/render', `{"operations":${items}}`);
     assert.equal(response.status, 422);
-    assert.match((await readProblem(response)).errors?.[0]?.message ?? '', /add_image is not available in this version/);
+    const text = await response.text();
+    assert.ok(text.length < 10_000, `${text.length} bytes`);
+    assert.match(text, /at most 100000 operations/);
+  });
+
+  test('validation messages never echo the offending value', async () => {
+    const secret = 'x'.repeat(5000);
+    const response = await postJson(s.base, '/api/v1/render', { operations: [{ type: 'add_text', text: 1 }], page_size: secret });
+    const text = await response.text();
+    assert.equal(response.status, 422);
+    assert.ok(!text.includes('xxxxxxxxxx'), 'the value is not repeated');
+  });
+
+  test('an unknown operation type is a 422 listing the available ones', async () => {
+    const response = await postJson(s.base, '/api/v1/render', { operations: [{ type: 'add_chart' }] });
+    assert.equal(response.status, 422);
+    const problem = await readProblem(response);
+    assert.equal(problem.errors?.[0]?.field, 'operations[0].type');
+    assert.match(problem.errors?.[0]?.message ?? '', /add_text/);
   });
 });

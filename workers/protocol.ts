@@ -60,4 +60,10 @@ export type Outcome =
       readonly timings: Timings;
     };
 
+/** Options of the `render` task, set by the server's configuration. */
+export interface RenderOptions {
+  /** Pages one document may have; past it the task fails with `invalid`. */
+  readonly maxPages: number;
+}
+
 export type Task<Options = Record<string, unknown>> = (input: TaskInput<Options>) => Promise<Outcome>;

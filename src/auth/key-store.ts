@@ -27,6 +27,8 @@ export class KeyStore {
   #fileStamp = '';
   #fileLoaded = false;
   #timer: NodeJS.Timeout | undefined;
+  /** The last problems logged: a file that stays bad is reported once, not on every tick. */
+  #lastProblems = '';
   #reloading: Promise<void> | undefined;
 
   private constructor(
@@ -65,7 +67,7 @@ export class KeyStore {
     if (authorization.length < 8 || authorization.slice(0, 7).toLowerCase() !== 'bearer ') return undefined;
     const key = authorization.slice(7).trim();
     const kid = keyId(key);
-    const record = kid === undefined ? undefined : (this.#fromFile.get(kid) ?? this.#fromEnv.get(kid));
+    const record = kid === undefined ? undefined : (this.#fromEnv.get(kid) ?? this.#fromFile.get(kid));
     const presented = digestKey(key);
     const matches = timingSafeEqual(presented, record?.digest ?? DUMMY_DIGEST);
     return matches && record !== undefined ? record.principal : undefined;
@@ -87,6 +89,13 @@ export class KeyStore {
     clearInterval(this.#timer);
   }
 
+  #report(problems: readonly string[], log: () => void): void {
+    const text = problems.join('\n');
+    if (text === this.#lastProblems) return;
+    this.#lastProblems = text;
+    log();
+  }
+
   async #reload(): Promise<string[] | undefined> {
     const file = this.options.file;
     if (file === undefined) return undefined;
@@ -100,7 +109,8 @@ export class KeyStore {
       this.#fileStamp = stamp;
     } catch (error) {
       const problem = `cannot read the key file: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
-      log.error({ file, problems: [problem] }, 'key file not loaded; keeping the last good keys');
+      this.#report([problem], () => log.error({ file, problems: [problem] }, 'key file not loaded; keeping the last good keys'));
+      this.#fileStamp = '';
       return [problem];
     }
     const lines = text.split(/\r?\n/).map((line) => line.replace(/#.*$/, '').trim());
@@ -111,10 +121,15 @@ export class KeyStore {
     );
     const problems = parsed.ok ? [] : parsed.problems;
     if (parsed.ok && parsed.records.size === 0) problems.push('the file holds no key; an empty key file would lock every client out');
+    if (parsed.ok) {
+      // Which of two entries for one kid wins would be a guess; refuse instead.
+      for (const kid of parsed.records.keys()) if (this.#fromEnv.has(kid)) problems.push(`key ${kid} is also set in PLATEN_API_KEYS`);
+    }
     if (problems.length > 0) {
-      log.error({ file, problems }, 'key file rejected; keeping the last good keys');
+      this.#report(problems, () => log.error({ file, problems }, 'key file rejected; keeping the last good keys'));
       return problems;
     }
+    this.#lastProblems = '';
     const previous = this.#fromFile.size;
     this.#fromFile = parsed.ok ? parsed.records : this.#fromFile;
     this.#fileLoaded = true;

@@ -24,6 +24,12 @@ export class BodyError extends Error {
 
 /** Chunked bodies start here and double; 64 KiB covers most JSON requests in one allocation. */
 const INITIAL_CAPACITY = 64 * 1024;
+/**
+ * A declared length is trusted only this far before bytes arrive: 50 idle
+ * connections declaring 64 MiB each reserved 3.2 GB of address space.
+ * Larger bodies grow (doubling) as they arrive.
+ */
+const DECLARED_PREALLOCATION_MAX = 1024 * 1024;
 
 /**
  * Must be called synchronously in the uWS handler (before any await), or
@@ -32,7 +38,7 @@ const INITIAL_CAPACITY = 64 * 1024;
  */
 export function readBody(res: HttpResponse, declared: number | undefined, limit: number, signal: AbortSignal): Promise<Body> {
   return new Promise((resolve, reject) => {
-    let buffer = new ArrayBuffer(declared ?? Math.min(INITIAL_CAPACITY, limit));
+    let buffer = new ArrayBuffer(declared !== undefined ? Math.min(declared, DECLARED_PREALLOCATION_MAX) : Math.min(INITIAL_CAPACITY, limit));
     let bytes = new Uint8Array(buffer);
     let length = 0;
     let settled = false;
@@ -42,24 +48,30 @@ export function readBody(res: HttpResponse, declared: number | undefined, limit:
       reject(new BodyError(failure));
     };
     signal.addEventListener('abort', () => fail('aborted'), { once: true });
+    const ceiling = declared ?? limit;
     res.onData((chunk, isLast) => {
       if (settled) return;
-      const size = chunk.byteLength;
-      if (length + size > limit) return fail('too-large');
-      if (length + size > bytes.byteLength) {
-        if (declared !== undefined) return fail('length-mismatch');
-        const grown = new ArrayBuffer(Math.min(limit, Math.max(bytes.byteLength * 2, length + size)));
-        const view = new Uint8Array(grown);
-        view.set(bytes.subarray(0, length));
-        buffer = grown;
-        bytes = view;
+      // An exception here (an allocation failure) must not escape into uWS.
+      try {
+        const size = chunk.byteLength;
+        if (length + size > limit) return fail('too-large');
+        if (length + size > ceiling) return fail('length-mismatch');
+        if (length + size > bytes.byteLength) {
+          const grown = new ArrayBuffer(Math.min(ceiling, Math.max(bytes.byteLength * 2, length + size)));
+          const view = new Uint8Array(grown);
+          view.set(bytes.subarray(0, length));
+          buffer = grown;
+          bytes = view;
+        }
+        bytes.set(new Uint8Array(chunk), length);
+        length += size;
+        if (!isLast) return;
+        if (declared !== undefined && length !== declared) return fail('length-mismatch');
+        settled = true;
+        resolve({ buffer, length });
+      } catch {
+        fail('too-large');
       }
-      bytes.set(new Uint8Array(chunk), length);
-      length += size;
-      if (!isLast) return;
-      if (declared !== undefined && length !== declared) return fail('length-mismatch');
-      settled = true;
-      resolve({ buffer, length });
     });
   });
 }

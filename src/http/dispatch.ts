@@ -3,7 +3,7 @@
 // over (transferred) to the worker.
 import type { TaskName, TaskValue } from '../../workers/protocol.js';
 import type { WorkerPool } from '../pool/pool.js';
-import { ClientGone } from './pipeline.js';
+import { ClientGone } from './exchange.js';
 import { HttpProblem } from './problem.js';
 import type { RouteContext } from './route.js';
 

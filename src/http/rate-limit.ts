@@ -4,28 +4,40 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Principal } from '../auth/key-store.js';
 import type { Tier } from '../auth/tiers.js';
+import { addressKey } from './client-address.js';
 
 export interface RateLimitOptions {
   readonly ipRpm: number;
   readonly rpmByTier: Readonly<Record<Tier, number>>;
+  /** Failed authentications per minute per address before 429 (OWASP API2: stricter limits on authentication). */
+  readonly authFailuresPerMinute: number;
 }
 
-export type LimitVerdict = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number; readonly scope: 'ip' | 'client' };
+export type LimitScope = 'ip' | 'client' | 'auth';
+
+export type LimitVerdict = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number; readonly scope: LimitScope };
 
 const WINDOW_SECONDS = 60;
 
 export class RateLimits {
   readonly #ip: RateLimiterAbstract;
+  readonly #authFailures: RateLimiterAbstract;
   /** One limiter per distinct quota: a key's `rpm` attribute may differ from its tier's default. */
   readonly #byQuota = new Map<number, RateLimiterAbstract>();
 
   constructor(private readonly options: RateLimitOptions) {
     this.#ip = this.#limiter(options.ipRpm, 'ip');
+    this.#authFailures = this.#limiter(options.authFailuresPerMinute, 'auth');
   }
 
-  /** Counts one request (or one failed authentication) against an address. */
+  /** Counts one request against an address (an IPv6 /64 counts as one). */
   ip(address: string): Promise<LimitVerdict> {
-    return consume(this.#ip, address, 'ip');
+    return consume(this.#ip, addressKey(address), 'ip');
+  }
+
+  /** Counts one failed authentication against an address. */
+  authFailure(address: string): Promise<LimitVerdict> {
+    return consume(this.#authFailures, addressKey(address), 'auth');
   }
 
   /** Counts one request against the client; keys sharing a label share the quota. */
@@ -44,7 +56,7 @@ export class RateLimits {
   }
 }
 
-async function consume(limiter: RateLimiterAbstract, key: string, scope: 'ip' | 'client'): Promise<LimitVerdict> {
+async function consume(limiter: RateLimiterAbstract, key: string, scope: LimitScope): Promise<LimitVerdict> {
   try {
     await limiter.consume(key);
     return { allowed: true };

@@ -42,13 +42,23 @@ const encoder = new TextEncoder();
 export class Reply {
   #done = false;
   #aborted = false;
+  #settled = false;
   readonly #controller = new AbortController();
   bytesOut = 0;
 
-  constructor(private readonly res: HttpResponse) {
+  /**
+   * `onSettled` runs exactly once: when the whole response has been handed to
+   * the socket, or when the client went away. Shutdown waits on it, so a
+   * large PDF still draining to a slow client is not cut off.
+   */
+  constructor(
+    private readonly res: HttpResponse,
+    private readonly onSettled: (delivered: boolean) => void,
+  ) {
     res.onAborted(() => {
       this.#aborted = true;
       this.#controller.abort();
+      this.#settle(false);
     });
   }
 
@@ -82,16 +92,26 @@ export class Reply {
         // are tiny, and shutdown closes every connection anyway.
         this.bytesOut = 0;
         if (response.status !== 204) res.writeHeader('Content-Length', String(body.byteLength));
+        // Without endWithoutBody's close flag, ask the client to close instead.
+        if (response.close === true) res.writeHeader('Connection', 'close');
         res.endWithoutBody();
+        this.#settle(true);
         return;
       }
       this.bytesOut = body.byteLength;
       if (response.close === true) {
         res.end(body, true);
+        this.#settle(true);
         return;
       }
       this.#stream(body);
     });
+  }
+
+  #settle(delivered: boolean): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.onSettled(delivered);
   }
 
   /** tryEnd writes what the socket takes now; onWritable continues from the acknowledged offset. */
@@ -100,11 +120,16 @@ export class Reply {
     const total = body.byteLength;
     const view = body instanceof Uint8Array ? body : new Uint8Array(body);
     const start = res.getWriteOffset();
+    // The body is complete in one call, so `ok` (all of it taken) means done too.
     const [ok, done] = res.tryEnd(view, total);
-    if (ok || done) return;
+    if (ok || done) {
+      this.#settle(true);
+      return;
+    }
     res.onWritable((offset) => {
       if (this.#aborted) return true;
-      const [wrote] = res.tryEnd(view.subarray(offset - start), total);
+      const [wrote, finished] = res.tryEnd(view.subarray(offset - start), total);
+      if (wrote || finished) this.#settle(true);
       return wrote;
     });
   }

@@ -28,6 +28,8 @@ export interface IncomingRequest {
   /** Values of the route's `:name` segments, in order. */
   readonly params: readonly string[];
   readonly remoteAddress: string;
+  /** More than one Content-Length header (uWS frames by the first; a proxy might use the last). */
+  readonly duplicateContentLength: boolean;
 }
 
 const decoder = new TextDecoder();
@@ -37,6 +39,9 @@ export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: num
   for (const name of HEADERS) headers[name] = req.getHeader(name);
   const params: string[] = [];
   for (let i = 0; i < paramCount; i++) params.push(req.getParameter(i) ?? '');
+  let contentLengths = 0;
+  // Counting needs a walk over every header, so only requests with a body pay it.
+  if (headers['content-length'] !== '') req.forEach((name) => void (name === 'content-length' && contentLengths++));
   return {
     method: req.getMethod().toUpperCase(),
     path: req.getUrl(),
@@ -44,5 +49,6 @@ export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: num
     headers,
     params,
     remoteAddress: decoder.decode(res.getRemoteAddressAsText()),
+    duplicateContentLength: contentLengths > 1,
   };
 }

@@ -5,7 +5,8 @@
 // - any other method: 405 method-not-allowed with Allow (RFC 9110 section 15.5.6).
 // Everything else is 404 not-found. uWS gives `any` handlers lower priority
 // than method handlers on the same pattern, which is what makes this work.
-import { openExchange, routeHandler, crashed, type PipelineDeps } from './pipeline.js';
+import { crashed, openExchange, type Exchange } from './exchange.js';
+import { routeHandler, type PipelineDeps } from './pipeline.js';
 import type { ApiFamily } from './problem.js';
 import type { Route } from './route.js';
 import type { HttpRequest, HttpResponse, TemplatedApp } from './uws.js';
@@ -39,15 +40,13 @@ export function registerRoutes(app: TemplatedApp, routes: readonly Route[], deps
       // HEAD runs the GET route; the exchange omits the body (probes are often checked with HEAD).
       if (route.method === 'GET') register(app, 'HEAD', path, handler);
     }
-    app.options(path, guard(deps, (res, req) => {
-      const x = openExchange(deps, family, path, res, req, 0);
+    app.options(path, guarded(deps, family, path, (x) => {
       const { origin } = x.request.headers;
       const requested = x.request.headers['access-control-request-method'];
       if (origin !== '' && requested !== '') x.corsHeaders = deps.cors.preflightHeaders(origin, requested, allowed);
       x.respond({ status: 204, mediaType: 'text/plain', body: '', headers: [['Allow', allow]] });
     }));
-    app.any(path, guard(deps, (res, req) => {
-      const x = openExchange(deps, family, path, res, req, 0);
+    app.any(path, guarded(deps, family, path, (x) => {
       x.fail('method-not-allowed', {
         detail: `${x.request.method} is not allowed on ${x.request.path}; allowed: ${allow}.`,
         headers: { Allow: allow },
@@ -55,8 +54,7 @@ export function registerRoutes(app: TemplatedApp, routes: readonly Route[], deps
     }));
   }
 
-  app.any('/*', guard(deps, (res, req) => {
-    const x = openExchange(deps, familyOf(req.getUrl()), '(unknown)', res, req, 0);
+  app.any('/*', guarded(deps, undefined, '(unknown)', (x) => {
     x.fail('not-found', {
       detail: `There is no route ${x.request.method} ${x.request.path.slice(0, 200)} on this server. GET /api/v1/capabilities lists the operations available to your key.`,
     });
@@ -90,12 +88,15 @@ function register(app: TemplatedApp, method: string, path: string, handler: Hand
   }
 }
 
-function guard(deps: PipelineDeps, handler: Handler): Handler {
+/** A handler answering from the request alone; an exception becomes a 500 through its exchange. */
+function guarded(deps: PipelineDeps, family: ApiFamily | undefined, routePath: string, answer: (x: Exchange) => void): Handler {
   return (res, req) => {
+    let x: Exchange | undefined;
     try {
-      handler(res, req);
+      x = openExchange(deps, family ?? familyOf(req.getUrl()), routePath, res, req, 0);
+      answer(x);
     } catch (error) {
-      crashed(deps, undefined, error, res);
+      crashed(deps, x, error, res);
     }
   };
 }

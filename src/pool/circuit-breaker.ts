@@ -1,5 +1,6 @@
-// A circuit breaker over worker-task faults (crashes and timeouts, not the
-// client's own invalid input). After `threshold` consecutive faults it opens
+// A circuit breaker over worker crashes (tasks that threw, workers that
+// exited), never over what a client's own input causes (invalid data,
+// timeouts, running out of memory). After `threshold` consecutive faults it opens
 // and fast-fails for `cooldownMs`; then it lets one probe task through
 // (half_open): success closes it, a fault opens it again. This keeps a
 // poisoned deployment (e.g. a worker that dies on start) from burning every
@@ -49,8 +50,9 @@ export class CircuitBreaker {
     this.#state = 'closed';
   }
 
-  fault(): void {
-    this.#probing = false;
+  /** A crash. `duringTask: false` is a worker dying between tasks: it must not end a probe still running. */
+  fault({ duringTask = true }: { duringTask?: boolean } = {}): void {
+    if (duringTask) this.#probing = false;
     this.#faults += 1;
     if (this.#state === 'half_open' || this.#faults >= this.options.threshold) {
       this.#state = 'open';

@@ -44,7 +44,6 @@ export interface PoolStats {
   readonly busy: number;
   readonly idle: number;
   readonly queued: number;
-  readonly completed: number;
   readonly breaker: BreakerState;
 }
 
@@ -62,7 +61,9 @@ export class WorkerPool {
       maxThreads: options.threads,
       // One task per worker: a long render occupies its thread (render spec section 8).
       concurrentTasksPerWorker: 1,
-      maxQueue: options.maxQueue,
+      // Admission is ours (run() refuses at threads + maxQueue in flight);
+      // Piscina's own limit sits above it and is never the one that refuses.
+      maxQueue: options.maxQueue + options.threads,
       // Threads are kept warm: spawning one costs tens of ms and module loading.
       idleTimeout: Number.MAX_SAFE_INTEGER,
       resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
@@ -74,7 +75,7 @@ export class WorkerPool {
     this.#breaker = new CircuitBreaker({ threshold: options.breakerThreshold, cooldownMs: options.breakerCooldownMs });
     // A worker that throws after its task settled emits 'error' on the pool; Piscina
     // replaces the thread. Without a listener the process would crash.
-    this.#piscina.on('error', () => this.#breaker.fault());
+    this.#piscina.on('error', () => this.#breaker.fault({ duringTask: false }));
   }
 
   get timeoutMs(): number {
@@ -93,7 +94,6 @@ export class WorkerPool {
       busy,
       idle: this.options.threads - busy,
       queued,
-      completed: this.#piscina.completed,
       breaker: this.#breaker.state,
     };
   }
@@ -109,6 +109,8 @@ export class WorkerPool {
    * disconnect); the processing timeout is applied here.
    */
   async run(name: TaskName, input: TaskInput, signal: AbortSignal): Promise<PoolResult> {
+    // A caller that left during an earlier await (a store, a limiter) gets no task.
+    if (signal.aborted) return { ok: false, reason: 'aborted' };
     if (this.#inFlight >= this.options.threads + this.options.maxQueue) {
       return { ok: false, reason: 'saturated', retryAfterSeconds: this.#retryAfterSeconds() };
     }
@@ -175,26 +177,28 @@ export class WorkerPool {
     await this.#piscina.close();
   }
 
+  /**
+   * Only crashes count against the circuit breaker. Timeouts and running out
+   * of memory are answered (504, 422) and the thread replaced, but they are
+   * what a client's own heavy input does: counting them would let five large
+   * documents take the service down for everyone.
+   */
   #failure(error: unknown, timedOut: boolean): PoolResult {
     if (timedOut) {
-      this.#breaker.fault();
+      this.#breaker.release();
       return { ok: false, reason: 'timeout' };
     }
     const name = (error as { name?: unknown } | null)?.name;
     const code = (error as { code?: unknown } | null)?.code;
-    const message = String((error as { message?: unknown } | null)?.message ?? '');
     if (name === 'AbortError') {
       this.#breaker.release();
       return { ok: false, reason: 'aborted' };
     }
-    // Piscina's own admission error, for the narrow race where its queue filled
-    // between our check and the call.
-    if (message === 'Task queue is at limit') {
+    if (code === 'ERR_WORKER_OUT_OF_MEMORY') {
       this.#breaker.release();
-      return { ok: false, reason: 'saturated', retryAfterSeconds: this.#retryAfterSeconds() };
+      return { ok: false, reason: 'out-of-memory' };
     }
     this.#breaker.fault();
-    if (code === 'ERR_WORKER_OUT_OF_MEMORY') return { ok: false, reason: 'out-of-memory' };
     return { ok: false, reason: 'crashed', error };
   }
 

@@ -1,8 +1,10 @@
 // GET /healthz (liveness) and GET /readyz (readiness), without auth.
-// Liveness is 503 only when the circuit breaker is open (workers keep dying:
-// a restart may help); while shutting down liveness stays 200 and readiness
-// goes 503 at once, so a balancer stops sending traffic before the listener
-// closes (reliability plan, case 51).
+// Liveness is 200 whenever the process answers: `degraded` while the circuit
+// breaker is not closed. It never turns 503 on the breaker, because an
+// orchestrator restarts a process whose liveness fails and a restart cannot
+// fix crashing input. Readiness goes 503 with the breaker open and at once on
+// shutdown, so a balancer stops sending traffic before the listener closes
+// (reliability plan, case 51).
 import type { Route } from '../http/route.js';
 import type { Health } from '../health.js';
 
@@ -15,9 +17,8 @@ export function probeRoutes(health: Health): Route[] {
       auth: 'none',
       body: 'none',
       handle() {
-        const breaker = health.breaker;
-        const status = breaker === 'closed' ? 'ok' : 'degraded';
-        return json(breaker === 'open' ? 503 : 200, { status, timestamp: new Date().toISOString() });
+        const status = health.breaker === 'closed' ? 'ok' : 'degraded';
+        return json(200, { status, timestamp: new Date().toISOString() });
       },
     },
     {

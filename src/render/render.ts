@@ -3,8 +3,9 @@
 import type { WorkerPool } from '../pool/pool.js';
 import { dispatch } from '../http/dispatch.js';
 import type { Route } from '../http/route.js';
+import type { RenderOptions } from '../../workers/protocol.js';
 
-export function renderRoute(pool: WorkerPool): Route {
+export function renderRoute(pool: WorkerPool, maxPages: number): Route {
   return {
     method: 'POST',
     path: '/api/v1/render',
@@ -13,7 +14,7 @@ export function renderRoute(pool: WorkerPool): Route {
     body: 'json',
     operation: 'render',
     async handle(context) {
-      const value = await dispatch(pool, context, 'render');
+      const value = await dispatch(pool, context, 'render', { maxPages } satisfies RenderOptions);
       return {
         status: 200,
         mediaType: value.mediaType,

@@ -5,6 +5,7 @@ import { CircuitBreaker } from '../../src/pool/circuit-breaker.js';
 import { ConfigError, loadConfig, unknownVariables } from '../../src/config.js';
 import { requestIdFor } from '../../src/http/request-id.js';
 import { declaredLength } from '../../src/http/body.js';
+import { addressKey } from '../../src/http/client-address.js';
 
 describe('circuit breaker', () => {
   test('opens after the threshold, half-opens after the cooldown with one probe, closes on success', () => {
@@ -76,4 +77,13 @@ test('Content-Length parsing', () => {
   assert.equal(declaredLength('42'), 42);
   assert.ok(Number.isNaN(declaredLength('-1') as number));
   assert.ok(Number.isNaN(declaredLength('1e3') as number));
+});
+
+test('address keys: IPv4 as is, IPv4-mapped unwrapped, IPv6 by /64', () => {
+  assert.equal(addressKey('203.0.113.7'), '203.0.113.7');
+  assert.equal(addressKey('::ffff:203.0.113.7'), '203.0.113.7');
+  assert.equal(addressKey('0000:0000:0000:0000:0000:ffff:203.0.113.7'), '203.0.113.7');
+  assert.equal(addressKey('2001:db8:0:1::42'), '2001:db8:0:1::/64');
+  assert.equal(addressKey('2001:db8:0:1:aaaa:bbbb:cccc:dddd'), addressKey('2001:db8::1:1:2:3:4'.replace('db8::1', 'db8:0:1')));
+  assert.equal(addressKey('::1'), '0:0:0:0::/64');
 });

@@ -14,7 +14,11 @@ export function parseJson(body: ArrayBuffer, length: number): Parsed {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (error) {
-    return { ok: false, detail: `The body is not valid JSON: ${(error as Error).message}.` };
+    // V8's message quotes a snippet of the body; a client's key pasted into a
+    // body must not come back in a response (reliability plan INV-2), so only
+    // the position is kept.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    return { ok: false, detail: `The body is not valid JSON${position !== undefined ? ` (error at byte ${position})` : ''}.` };
   }
 }
 

@@ -8,6 +8,7 @@
 // per call and re-encodes fonts per call; a dense 10-page table took ~85 ms
 // that way against a few ms for the same glyphs written as one stream.
 import { createHash } from 'node:crypto';
+import { deflateSync } from 'node:zlib';
 import * as fontkit from 'fontkit';
 import { PDFDocument, PDFHexString, PDFName, StandardFonts, type PDFFont, type PDFImage, type PDFPage } from '@cantoo/pdf-lib';
 
@@ -90,23 +91,32 @@ const parsedFonts = new Map<string, ParsedFont>();
 interface ParsedFont {
   readonly bytes: Uint8Array;
   readonly font: fontkit.Font;
+  readonly characters: ReadonlySet<number>;
   /** `ABCDEF+PostScriptName`: the subset tag ISO 32000-1 section 9.6.4 asks for, from the content hash. */
   readonly subsetName: string;
 }
 const PARSED_FONTS_MAX = 64;
-/** pdf-lib calls fontkit.create(bytes); the shim answers with the cached parse for bytes we parsed. */
-const parsedByBytes = new WeakMap<Uint8Array, fontkit.Font>();
+/**
+ * Parses by bytes object: pdf-lib calls fontkit.create(bytes) and the shim
+ * answers with our parse; callers that keep their bytes object (the render
+ * engine memoizes decoded font data) skip hashing too.
+ */
+const parsedByBytes = new WeakMap<Uint8Array, ParsedFont>();
 const fontkitShim = {
   create(bytes: Uint8Array) {
-    const cached = parsedByBytes.get(bytes);
-    return cached ?? fontkit.create(bytes as Buffer);
+    return parsedByBytes.get(bytes)?.font ?? fontkit.create(bytes as Buffer);
   },
 };
 
 function parseFont(bytes: Uint8Array): ParsedFont {
+  const known = parsedByBytes.get(bytes);
+  if (known !== undefined) return known;
   const hash = createHash('sha256').update(bytes).digest('hex');
   const cached = parsedFonts.get(hash);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) {
+    parsedByBytes.set(bytes, cached);
+    return cached;
+  }
   let parsed: fontkit.Font | fontkit.FontCollection;
   try {
     parsed = fontkit.create(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
@@ -123,11 +133,76 @@ function parseFont(bytes: Uint8Array): ParsedFont {
   const tag = [...hash.slice(0, 6)].map((digit) => String.fromCharCode(65 + (Number.parseInt(digit, 16) % 26))).join('');
   // A client's font may name itself anything; PostScript names are printable ASCII without delimiters.
   const postscript = (font.postscriptName ?? 'Font').replace(/[^A-Za-z0-9-]/g, '').slice(0, 60) || 'Font';
-  const entry = { bytes, font, subsetName: `${tag}+${postscript}` };
+  memoizeLayout(font);
+  memoizeSubsets(font);
+  const entry = { bytes, font, characters: new Set(font.characterSet), subsetName: `${tag}+${postscript}` };
   if (parsedFonts.size >= PARSED_FONTS_MAX) parsedFonts.delete(parsedFonts.keys().next().value as string);
   parsedFonts.set(hash, entry);
-  parsedByBytes.set(bytes, font);
+  parsedByBytes.set(bytes, entry);
   return entry;
+}
+
+/**
+ * fontkit's layout (cmap, GSUB, GPOS) is a pure function of the text, and
+ * pdf-lib runs it for every width and every encoded string: profiled at ~20%
+ * of a custom-font page. Parsed fonts are shared across documents, so a
+ * bounded memo per font serves repeated words across requests. pdf-lib only
+ * reads the glyph runs (ids and advances), so sharing them is safe.
+ */
+const LAYOUT_CACHE_MAX = 50_000;
+function memoizeLayout(font: fontkit.Font): void {
+  const layout = font.layout.bind(font);
+  const cache = new Map<string, fontkit.GlyphRun>();
+  font.layout = ((text: string, features?: never) => {
+    if (features !== undefined && Object.keys(features as object).length > 0) return layout(text, features);
+    let run = cache.get(text);
+    if (run === undefined) {
+      run = layout(text);
+      if (cache.size >= LAYOUT_CACHE_MAX) cache.clear();
+      cache.set(text, run);
+    }
+    return run;
+  }) as typeof font.layout;
+}
+
+/**
+ * A subset's bytes are a pure function of the font and the glyph ids in
+ * inclusion order, and documents made from one template include the same
+ * glyphs: encoding the subset was the largest remaining cost of a
+ * custom-font page. Returning the same bytes object also lets the deflate
+ * memo below hit.
+ */
+const SUBSET_CACHE_MAX = 256;
+function memoizeSubsets(font: fontkit.Font): void {
+  const createSubset = font.createSubset.bind(font);
+  const cache = new Map<string, Uint8Array>();
+  font.createSubset = () => {
+    const subset = createSubset() as fontkit.Subset & { glyphs: number[] };
+    const encode = subset.encode.bind(subset);
+    subset.encode = () => {
+      const key = subset.glyphs.join(',');
+      let bytes = cache.get(key);
+      if (bytes === undefined) {
+        bytes = encode();
+        if (cache.size >= SUBSET_CACHE_MAX) cache.clear();
+        cache.set(key, bytes);
+      }
+      return bytes;
+    };
+    return subset;
+  };
+}
+
+/** Deflated bytes of immutable inputs we produced (memoized subsets), by identity. */
+const deflated = new WeakMap<Uint8Array, Buffer>();
+function deflate(contents: string | Uint8Array): Buffer {
+  if (typeof contents === 'string') return deflateSync(Buffer.from(contents, 'latin1'));
+  let out = deflated.get(contents);
+  if (out === undefined) {
+    out = deflateSync(contents);
+    deflated.set(contents, out);
+  }
+  return out;
 }
 
 /** Widths per (font, text), because measuring custom fonts runs fontkit's layout. Bounded per font. */
@@ -144,9 +219,9 @@ class PdfLibFont implements Font {
     readonly standard: boolean,
     readonly ascent: number,
     readonly descent: number,
-    characters: Iterable<number>,
+    characters: ReadonlySet<number>,
   ) {
-    this.#characters = new Set(characters);
+    this.#characters = characters;
   }
 
   covers(codePoint: number): boolean {
@@ -166,6 +241,17 @@ class PdfLibFont implements Font {
   encode(text: string): string {
     return this.native.encodeText(text).toString();
   }
+}
+
+/** Character sets of the standard fonts, per worker (pdf-lib builds a fresh array per call). */
+const standardCharacterSets = new Map<string, ReadonlySet<number>>();
+function standardCharacters(name: string, native: PDFFont): ReadonlySet<number> {
+  let set = standardCharacterSets.get(name);
+  if (set === undefined) {
+    set = new Set(native.getCharacterSet());
+    standardCharacterSets.set(name, set);
+  }
+  return set;
 }
 
 // --- the document ---------------------------------------------------------
@@ -188,7 +274,7 @@ class PdfLibDocument implements Document {
     if (font === undefined) {
       const native = this.doc.embedStandardFont(name as StandardFonts);
       const ascent = native.heightAtSize(1, { descender: false });
-      font = new PdfLibFont(native, name, this.#nextFontKey(), true, ascent, native.heightAtSize(1) - ascent, native.getCharacterSet());
+      font = new PdfLibFont(native, name, this.#nextFontKey(), true, ascent, native.heightAtSize(1) - ascent, standardCharacters(name, native));
       this.#natives.set(font.key, native);
       this.#standard.set(name, font);
     }
@@ -203,7 +289,7 @@ class PdfLibDocument implements Document {
       const native = await this.doc.embedFont(parsed.bytes, { subset: true, customName: parsed.subsetName });
       const f = parsed.font;
       const em = f.unitsPerEm;
-      font = new PdfLibFont(native, f.fullName ?? f.postscriptName ?? 'custom', this.#nextFontKey(), false, f.ascent / em, -f.descent / em, f.characterSet);
+      font = new PdfLibFont(native, f.fullName ?? f.postscriptName ?? 'custom', this.#nextFontKey(), false, f.ascent / em, -f.descent / em, parsed.characters);
       this.#natives.set(font.key, native);
       this.#custom.set(parsed.font, font);
     }
@@ -267,6 +353,11 @@ class PdfLibDocument implements Document {
 
 export async function createDocument(options: { compress: boolean }): Promise<Document> {
   const doc = await PDFDocument.create({ updateMetadata: false });
+  // Node's zlib is native; pdf-lib's own deflate (fflate) is JavaScript and
+  // showed as ~10% of a custom-font page (the font subset stream). Same
+  // output format (zlib/Flate), so every reader accepts it.
+  const context = doc.context;
+  context.flateStream = (contents, dict = {}) => context.stream(deflate(contents), { ...dict, Filter: 'FlateDecode' });
   doc.registerFontkit(fontkitShim as never);
   doc.setProducer('Platen');
   doc.setCreator('Platen');

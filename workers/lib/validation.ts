@@ -34,9 +34,25 @@ export function fieldPath(path: readonly v.IssuePathItem[] | undefined): string 
   return out === '' ? '(body)' : out;
 }
 
+/**
+ * At most this many entries: a 1 MB body of 400,000 bad items produced a
+ * 36 MB problem document that the main thread then had to clone and send.
+ */
+export const MAX_FIELD_ERRORS = 100;
+
+/**
+ * valibot's default messages end with "but received <the input>", which
+ * would echo a client's (possibly huge, possibly secret) value back; ours
+ * keep what was expected only, and are bounded.
+ */
+function ownMessage(message: string): string {
+  const trimmed = message.replace(/ but received [\s\S]*$/, '');
+  return trimmed.length > 300 ? `${trimmed.slice(0, 297)}...` : trimmed;
+}
+
 export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldError[] {
   const errors: FieldError[] = [];
-  for (const issue of issues) {
+  for (const issue of issues.slice(0, MAX_FIELD_ERRORS)) {
     const field = fieldPath(issue.path);
     // valibot reports a missing key as an issue of the object schema with the
     // key's schema expected and `undefined` received; an unknown key of a
@@ -46,7 +62,7 @@ export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldErr
     } else if (issue.kind === 'schema' && issue.received === 'undefined') {
       errors.push({ field, code: 'REQUIRED', message: 'This field is required.' });
     } else {
-      errors.push({ field, code: CODES[issue.type] ?? 'INVALID_VALUE', message: issue.message });
+      errors.push({ field, code: CODES[issue.type] ?? 'INVALID_VALUE', message: ownMessage(issue.message) });
     }
   }
   return errors;
@@ -56,6 +72,11 @@ export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldErr
 export function summarize(errors: readonly FieldError[]): string {
   const first = errors[0];
   if (first === undefined) return 'The request is invalid.';
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''}; see errors)` : '';
+  const more =
+    errors.length >= MAX_FIELD_ERRORS
+      ? ` (and more; errors lists the first ${MAX_FIELD_ERRORS})`
+      : errors.length > 1
+        ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''}; see errors)`
+        : '';
   return `${first.field}: ${first.message}${more}`;
 }

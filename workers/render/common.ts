@@ -54,24 +54,44 @@ export const link = v.pipe(
   }),
 );
 
-/** Base64 (optionally as a data: URI), decoded. Invalid characters are an error, not silently skipped as Buffer.from would. */
+/**
+ * Decoded base64 (optionally a data: URI), or a message saying what is wrong.
+ * Buffer.from skips characters outside the alphabet, so the result is
+ * re-encoded and compared: a native-speed check (a regex over a 1 MB font
+ * was measurable).
+ */
+export function decodeBase64(value: string, maxBytes: number): Uint8Array | string {
+  let text = value.startsWith('data:') ? value.replace(/^data:[\w.+/-]*;base64,/, '') : value;
+  // indexOf is a native scan; a regex test over a 1 MB font was measurable.
+  if (text.includes('\n') || text.includes(' ') || text.includes('\r') || text.includes('\t')) text = text.replace(/\s+/g, '');
+  // Checked on the encoded length, before decoding: 4 characters carry 3 bytes.
+  if (Math.floor((text.length * 3) / 4) > maxBytes) return `must decode to at most ${maxBytes} bytes`;
+  const encoding = text.includes('-') || text.includes('_') ? 'base64url' : 'base64';
+  const bytes = Buffer.from(text, encoding);
+  if (bytes.byteLength === 0 || withoutPadding(bytes.toString(encoding)) !== withoutPadding(text)) return 'must be non-empty base64 data';
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** Base64 (optionally as a data: URI), decoded; invalid characters are an error. */
 export const base64Bytes = (maxBytes: number) =>
   v.pipe(
     v.string(),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const text = dataset.value.replace(/^data:[\w.+/-]*;base64,/, '').replace(/\s+/g, '');
-      if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(text) || text.length === 0) {
-        addIssue({ message: 'must be non-empty base64 data' });
+      const decoded = decodeBase64(dataset.value, maxBytes);
+      if (typeof decoded === 'string') {
+        addIssue({ message: decoded });
         return NEVER;
       }
-      // Checked on the encoded length, before decoding: 4 characters carry 3 bytes.
-      if (Math.floor((text.length * 3) / 4) > maxBytes) {
-        addIssue({ message: `must decode to at most ${maxBytes} bytes` });
-        return NEVER;
-      }
-      return new Uint8Array(Buffer.from(text, 'base64'));
+      return decoded;
     }),
   );
+
+/** Strips trailing '=' without a regex (/=+$/ rescans the whole string from every position). */
+function withoutPadding(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 61) end--;
+  return end === text.length ? text : text.slice(0, end);
+}
 
 export function parseColor(hex: string): Rgb {
   const digits = hex.length === 4 ? [...hex.slice(1)].map((d) => d + d).join('') : hex.slice(1);

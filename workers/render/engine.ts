@@ -4,7 +4,8 @@
 import { createDocument } from '../lib/pdf.js';
 import { BLACK } from './canvas.js';
 import type { RenderContext } from './common.js';
-import { Flow, type Margins } from './flow.js';
+import { Flow, PageLimitError, type Margins } from './flow.js';
+import { RenderError } from './common.js';
 import { FontBook } from './fonts.js';
 import { drawFurniture } from './furniture.js';
 import type { TextStyle } from './inline.js';
@@ -23,18 +24,33 @@ export const DEFAULT_STYLE: TextStyle = Object.freeze({
   strike: false,
 });
 
-export async function renderDocument(request: RenderRequest): Promise<Uint8Array> {
+export interface RenderLimits {
+  readonly maxPages: number;
+}
+
+export async function renderDocument(request: RenderRequest, limits: RenderLimits): Promise<Uint8Array> {
   const doc = await createDocument({ compress: request.output.compress });
   const margins = marginsOf(request.margin);
   const size = (name: string | undefined, orientation: Orientation | undefined) =>
     pageSize(name ?? request.page_size, orientation ?? request.orientation) as [number, number];
-  const flow = new Flow(size(undefined, undefined), margins);
+  const flow = new Flow(size(undefined, undefined), margins, limits.maxPages);
   const fonts = new FontBook(doc);
   const context: RenderContext = { doc, flow, fonts, style: DEFAULT_STYLE, pageSize: size };
 
   for (const [index, op] of request.operations.entries()) {
     const type = OPERATIONS[op.type as OperationName] as { run(op: unknown, context: RenderContext, at: string): Promise<void> | void };
-    await type.run(op, context, `operations[${index}]`);
+    try {
+      await type.run(op, context, `operations[${index}]`);
+    } catch (error) {
+      if (!(error instanceof PageLimitError)) throw error;
+      throw new RenderError([
+        {
+          field: `operations[${index}]`,
+          code: 'TOO_LARGE',
+          message: `The document would have more than ${error.limit} pages (PLATEN_MAX_PAGES); split it into several documents.`,
+        },
+      ]);
+    }
   }
   // A PDF needs a page; a request of only set_font gets a blank one.
   if (flow.pages.length === 0) flow.newPage();

@@ -12,6 +12,14 @@ export interface Margins {
   readonly left: number;
 }
 
+/** Thrown when a document would exceed its page budget. */
+export class PageLimitError extends Error {
+  constructor(readonly limit: number) {
+    super(`more than ${limit} pages`);
+    this.name = 'PageLimitError';
+  }
+}
+
 export class Flow {
   readonly pages: PageCanvas[] = [];
   #page: PageCanvas | undefined;
@@ -22,6 +30,7 @@ export class Flow {
   constructor(
     size: readonly [number, number],
     readonly margins: Margins,
+    private readonly maxPages: number,
   ) {
     this.#size = size;
   }
@@ -55,6 +64,7 @@ export class Flow {
   }
 
   newPage(size: readonly [number, number] = this.#size): PageCanvas {
+    if (this.pages.length >= this.maxPages) throw new PageLimitError(this.maxPages);
     this.#size = size;
     this.#page = new PageCanvas(size[0], size[1]);
     this.pages.push(this.#page);

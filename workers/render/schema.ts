@@ -13,9 +13,11 @@ export const OPERATION_TYPES = Object.keys(OPERATIONS) as readonly string[];
 /** Operation types the spec names that this version does not render yet (README: what is not done). */
 export const PLANNED_OPERATION_TYPES = ['add_image', 'add_table', 'add_html'].filter((type) => !OPERATION_TYPES.includes(type));
 
+type OperationSchema = (typeof OPERATIONS)[keyof typeof OPERATIONS]['schema'];
+
 const Operation = v.variant(
   'type',
-  [OPERATIONS.add_page.schema, OPERATIONS.set_font.schema, OPERATIONS.add_text.schema],
+  Object.values(OPERATIONS).map((type) => type.schema) as unknown as [OperationSchema, ...OperationSchema[]],
   (issue) =>
     PLANNED_OPERATION_TYPES.includes(issue.input as string)
       ? `${String(issue.input)} is not available in this version; available: ${OPERATION_TYPES.join(', ')}`
@@ -42,7 +44,14 @@ const furniture = v.strictObject({
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
 
 export const RenderRequest = v.strictObject({
-  operations: v.pipe(v.array(Operation), v.minLength(1, 'must hold at least one operation'), v.maxLength(100_000)),
+  // The count is checked before any item, so an oversized list costs one
+  // check rather than 100,000 item validations and as many errors.
+  operations: v.pipe(
+    v.array(v.unknown()),
+    v.minLength(1, 'must hold at least one operation'),
+    v.maxLength(100_000, 'must hold at most 100000 operations'),
+    v.array(Operation),
+  ),
   page_size: v.optional(pageSizeName, 'A4'),
   orientation: v.optional(orientation, 'portrait'),
   /** Page margins in points: one number for every side, or per side (default 50 each). */

@@ -1,7 +1,7 @@
 // The `render` task: JSON RenderRequest bytes in, PDF bytes out.
 import { performance } from 'node:perf_hooks';
 import * as v from 'valibot';
-import type { Outcome, TaskInput } from '../protocol.js';
+import type { Outcome, RenderOptions, TaskInput } from '../protocol.js';
 import { NOT_AN_OBJECT, isJsonObject, parseJson } from '../lib/json.js';
 import { movable, ownBuffer } from '../lib/transfer.js';
 import { summarize, toFieldErrors } from '../lib/validation.js';
@@ -9,7 +9,10 @@ import { RenderError } from './common.js';
 import { renderDocument } from './engine.js';
 import { RenderRequest, normalizeAliases } from './schema.js';
 
-export async function render(input: TaskInput): Promise<Outcome> {
+/** Used when the task is called without options (tests, benchmarks); the server always sends its own. */
+const DEFAULT_OPTIONS: RenderOptions = { maxPages: 2000 };
+
+export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<Outcome> {
   const started = performance.now();
   const timings = () => ({ taskMs: performance.now() - started });
 
@@ -26,7 +29,7 @@ export async function render(input: TaskInput): Promise<Outcome> {
 
   let pdf: Uint8Array;
   try {
-    pdf = await renderDocument(validated.output);
+    pdf = await renderDocument(validated.output, { ...DEFAULT_OPTIONS, ...input.options });
   } catch (error) {
     if (!(error instanceof RenderError)) throw error;
     return { ok: false, code: 'invalid', detail: summarize(error.errors), errors: error.errors, timings: timings() };

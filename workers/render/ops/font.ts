@@ -5,7 +5,7 @@
 // bold/italic pick the variants registered for it.
 import * as v from 'valibot';
 import { FontError } from '../../lib/pdf.js';
-import { base64Bytes, color, fontSize, RenderError, type OperationType } from '../common.js';
+import { color, decodeBase64, fontSize, RenderError, type OperationType } from '../common.js';
 import { standardFamilyOf } from '../fonts.js';
 
 /** Fonts larger than this are refused; CJK fonts are 15-20 MB. */
@@ -14,8 +14,8 @@ export const MAX_FONT_BYTES = 32 * 1024 * 1024;
 const schema = v.strictObject({
   type: v.literal('set_font'),
   family: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(64))),
-  /** TrueType/OpenType bytes (base64) registering `family` (with the bold/italic given). */
-  data: v.optional(base64Bytes(MAX_FONT_BYTES)),
+  /** TrueType/OpenType bytes (base64) registering `family` (with the bold/italic given). Decoded in run(), through a memo. */
+  data: v.optional(v.pipe(v.string(), v.maxLength(Math.ceil((MAX_FONT_BYTES * 4) / 3) + 1024))),
   bold: v.optional(v.boolean()),
   italic: v.optional(v.boolean()),
   size: v.optional(fontSize),
@@ -41,8 +41,10 @@ export const setFont: OperationType<typeof schema> = {
       if (exact !== undefined || family in { Helvetica: 1, Times: 1, Courier: 1, Symbol: 1, ZapfDingbats: 1 }) {
         throw new RenderError([{ field: `${at}.family`, code: 'INVALID_VALUE', message: `"${family}" is a standard font; give a custom font another family name` }]);
       }
+      const bytes = fontData(op.data);
+      if (typeof bytes === 'string') throw new RenderError([{ field: `${at}.data`, code: 'INVALID_FORMAT', message: bytes }]);
       try {
-        await context.fonts.register({ family, bold, italic }, op.data);
+        await context.fonts.register({ family, bold, italic }, bytes);
       } catch (error) {
         if (!(error instanceof FontError)) throw error;
         throw new RenderError([{ field: `${at}.data`, code: 'INVALID_FONT', message: error.message }]);
@@ -67,3 +69,28 @@ export const setFont: OperationType<typeof schema> = {
     };
   },
 };
+
+/**
+ * Clients send the same font with every request; decoding, checking and
+ * hashing 700 KB of base64 each time dominated a custom-font page. The
+ * decoded bytes are kept per worker by their base64 text (a string-keyed Map
+ * hashes natively), and the PDF seam recognises the same bytes object
+ * without hashing again. Bounded by total size.
+ */
+const decodedFonts = new Map<string, Uint8Array>();
+let decodedBytes = 0;
+const DECODED_FONTS_MAX_BYTES = 128 * 1024 * 1024;
+
+function fontData(base64: string): Uint8Array | string {
+  const cached = decodedFonts.get(base64);
+  if (cached !== undefined) return cached;
+  const decoded = decodeBase64(base64, MAX_FONT_BYTES);
+  if (typeof decoded === 'string') return decoded;
+  if (decodedBytes + decoded.byteLength > DECODED_FONTS_MAX_BYTES) {
+    decodedFonts.clear();
+    decodedBytes = 0;
+  }
+  decodedFonts.set(base64, decoded);
+  decodedBytes += decoded.byteLength;
+  return decoded;
+}

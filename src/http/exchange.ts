@@ -1,0 +1,151 @@
+// One request and its answer: what was read from uWS, the response written
+// through Reply, and the single completion log line (request id, route,
+// status, client, bytes, queue and task time; 5xx at error, the rest at info,
+// as fastify's log-controller does). The exchange completes when its answer
+// has reached the socket or the client has gone, never earlier: shutdown
+// waits for that.
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { KeyStore, Principal } from '../auth/key-store.js';
+import type { Cors } from './cors.js';
+import type { Lifecycle } from './lifecycle.js';
+import { PROBLEMS, problemBody, type ApiFamily, type ProblemInit, type Slug } from './problem.js';
+import type { RateLimits } from './rate-limit.js';
+import { Reply } from './reply.js';
+import { readRequest, type IncomingRequest } from './request.js';
+import { requestIdFor } from './request-id.js';
+import type { RouteResult } from './route.js';
+import type { HttpRequest, HttpResponse } from './uws.js';
+
+export interface PipelineDeps {
+  readonly config: Config;
+  readonly keys: KeyStore;
+  readonly limits: RateLimits;
+  readonly cors: Cors;
+  readonly logger: Logger;
+  readonly lifecycle: Lifecycle;
+}
+
+/** Thrown by a route when the client went away mid-task: nothing to answer. */
+export class ClientGone extends Error {
+  constructor() {
+    super('client gone');
+    this.name = 'ClientGone';
+  }
+}
+
+/** Headers on every response (OWASP REST Security Cheat Sheet: no caching of API answers, no sniffing). */
+const COMMON_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['Cache-Control', 'no-store'],
+  ['X-Content-Type-Options', 'nosniff'],
+];
+
+export class Exchange {
+  readonly receivedAt = performance.now();
+  readonly timings: { queueMs?: number; taskMs?: number } = {};
+  readonly reply: Reply;
+  readonly requestId: string;
+  principal: Principal | undefined;
+  /** True while the client may still be sending a body we no longer want: the connection must close. */
+  bodyPending = false;
+  bytesIn = 0;
+  status = 0;
+  /** CORS headers for this response; a preflight replaces them with its own. */
+  corsHeaders: ReadonlyArray<readonly [string, string]>;
+  #logged = false;
+
+  constructor(
+    readonly deps: PipelineDeps,
+    readonly family: ApiFamily,
+    readonly routePath: string,
+    readonly request: IncomingRequest,
+    res: HttpResponse,
+  ) {
+    this.requestId = requestIdFor(request.headers['x-request-id']);
+    this.corsHeaders = deps.cors.responseHeaders(request.headers.origin);
+    deps.lifecycle.enter();
+    this.reply = new Reply(res, (delivered) => this.#complete(delivered));
+  }
+
+  respond(result: RouteResult, options: { close?: boolean } = {}): void {
+    if (this.reply.aborted) return this.abandoned();
+    const headers: Array<readonly [string, string]> = [
+      ['Content-Type', result.mediaType],
+      ['X-Request-Id', this.requestId],
+      ...COMMON_HEADERS,
+      ...this.corsHeaders,
+      ...(result.headers ?? []),
+    ];
+    const close = options.close === true || this.bodyPending || this.deps.lifecycle.draining;
+    this.status = result.status;
+    this.reply.send({ status: result.status, headers, body: result.body, omitBody: this.request.method === 'HEAD', close });
+  }
+
+  fail(slug: Slug, init: ProblemInit, options: { close?: boolean } = {}): void {
+    const { status } = PROBLEMS[slug];
+    const headers: Array<readonly [string, string]> = [...(init.headers ? Object.entries(init.headers) : [])];
+    if (init.retryAfter !== undefined) headers.push(['Retry-After', String(init.retryAfter)]);
+    const body = problemBody(slug, init, {
+      errorsBase: this.deps.config.errorsBase,
+      family: this.family,
+      instance: this.request.path,
+      requestId: this.requestId,
+    });
+    this.respond({ status, mediaType: 'application/problem+json', body, headers }, options);
+  }
+
+  /** The client left; nothing can be written. Logged with nginx's 499 convention once Reply settles. */
+  abandoned(): void {
+    this.status = 499;
+  }
+
+  #complete(delivered: boolean): void {
+    if (this.#logged) return;
+    this.#logged = true;
+    if (!delivered) this.status = 499;
+    this.deps.lifecycle.leave();
+    const line = {
+      req_id: this.requestId,
+      method: this.request.method,
+      route: this.routePath,
+      status: this.status,
+      client: this.principal?.label,
+      remote: this.request.remoteAddress,
+      bytes_in: this.bytesIn,
+      bytes_out: delivered ? this.reply.bytesOut : 0,
+      queue_ms: round(this.timings.queueMs),
+      task_ms: round(this.timings.taskMs),
+      ms: round(performance.now() - this.receivedAt),
+    };
+    if (this.status >= 500 && this.status !== 499) this.deps.logger.error(line, 'request');
+    else this.deps.logger.info(line, 'request');
+  }
+}
+
+function round(ms: number | undefined): number | undefined {
+  return ms === undefined ? undefined : Math.round(ms * 100) / 100;
+}
+
+/** Reads the request (synchronously: HttpRequest dies at the first await) and opens its exchange. */
+export function openExchange(deps: PipelineDeps, family: ApiFamily, routePath: string, res: HttpResponse, req: HttpRequest, paramCount: number): Exchange {
+  return new Exchange(deps, family, routePath, readRequest(req, res, paramCount), res);
+}
+
+/**
+ * Last line of defence: an exception in a stage must not escape into uWS.
+ * Answers 500 through the exchange when there is one, else raw (still with
+ * a request id, which every response carries).
+ */
+export function crashed(deps: PipelineDeps, x: Exchange | undefined, error: unknown, res?: HttpResponse): void {
+  deps.logger.error({ req_id: x?.requestId, err: error }, 'unexpected error in the pipeline');
+  try {
+    if (x !== undefined) {
+      x.fail('internal', { detail: `An unexpected error occurred; quote request id ${x.requestId} when reporting it.` });
+    } else if (res !== undefined) {
+      res.cork(() => res.writeStatus('500 Internal Server Error').writeHeader('X-Request-Id', requestIdFor('')).end());
+    }
+  } catch {
+    // The response may already be gone; there is nothing left to tell the client.
+  }
+}
