@@ -49,9 +49,9 @@ export const LETTER = {
 /** The request body, encoded once. */
 export const LETTER_JSON: Buffer = Buffer.from(JSON.stringify(LETTER), 'utf8');
 
-/** A fresh ArrayBuffer holding the body: a task transfers (neuters) the one it is given. */
-export function letterBody(): ArrayBuffer {
-  const copy = new Uint8Array(LETTER_JSON.byteLength);
-  copy.set(LETTER_JSON);
+/** A fresh ArrayBuffer holding a body: a task transfers (neuters) the one it is given. */
+export function bodyOf(document: Buffer): ArrayBuffer {
+  const copy = new Uint8Array(document.byteLength);
+  copy.set(document);
   return copy.buffer;
 }

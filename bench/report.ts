@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadFigures } from './autocannon.js';
 import type { RunInfo } from './machine.js';
+import type { EngineResult } from './scenarios/engine.js';
 import type { HealthzResult } from './scenarios/healthz.js';
 import type { MixedResult } from './scenarios/mixed.js';
 import type { OverloadResult } from './scenarios/overload.js';
@@ -23,10 +24,13 @@ export interface Results {
   readonly render: RenderResult;
   readonly overload: OverloadResult;
   readonly mixed: MixedResult;
+  readonly engine: EngineResult;
 }
 
-/** Targets from the issue. */
+/** Targets from the issues. */
 const TARGET_SERVER_TO_POOL = 0.9;
+const TARGET_TABLE_SPEEDUP = 3;
+const TARGET_CUSTOM_FONT_COST = 1.5;
 const TARGET_REJECT_P99_MS = 5;
 
 export function writeResults(dir: string, info: RunInfo, results: Results): string {
@@ -86,11 +90,35 @@ function summarize(info: RunInfo, r: Results): string {
     '',
     table(['Ratio', 'Value', 'Target'], ratios),
     '',
+    '## Render engine documents',
+    '',
+    engineTables(r.engine),
+    '',
     'autocannon rows: req/s counts 2xx answers, latency is of 2xx answers in whole milliseconds (autocannon\'s resolution). ' +
       'Task-loop and loadgen rows: microsecond latencies from performance.now(). The load generator runs on the same cores as the server. ' +
       'The overload load is an open loop at 4× the saturation rate, with latency measured from each request\'s scheduled start ' +
       '(no coordinated omission); the in-server 503 figure is the refusal path alone.',
     '',
+  ].join('\n');
+}
+
+function engineTables(engine: EngineResult): string {
+  const rows = engine.documents.map((d) => [
+    d.name,
+    fmt(d.inProcess.requestsPerSecond),
+    fmt(d.barePool.requestsPerSecond),
+    fmt(d.server.requestsPerSecond),
+    `${fmt(d.serverToPool)} ${mark(d.serverToPool, (v) => v >= TARGET_SERVER_TO_POOL)}`,
+    fmt(d.server.p99Ms),
+  ]);
+  const targets = [
+    ['invoice: engine ÷ pdf-lib drawText per cell (one thread, renders/s)', `${fmt(engine.tableSpeedup)} (naive: ${fmt(engine.naiveTable.requestsPerSecond)}/s)`, `≥ ${TARGET_TABLE_SPEEDUP} ${mark(engine.tableSpeedup, (v) => v >= TARGET_TABLE_SPEEDUP)}`],
+    ['letter: custom font ÷ standard font time (one thread, font cached)', fmt(engine.customFontCost), `≤ ${TARGET_CUSTOM_FONT_COST} ${mark(engine.customFontCost, (v) => v <= TARGET_CUSTOM_FONT_COST)}`],
+  ];
+  return [
+    table(['Document', 'in-process renders/s (1 thread)', 'bare pool req/s', 'Platen req/s', 'Platen / bare pool', 'Platen p99 ms'], rows),
+    '',
+    table(['Engine target', 'Value', 'Target'], targets),
   ].join('\n');
 }
 

@@ -5,6 +5,7 @@
 import { stopChildrenOnExit } from './child.js';
 import { runInfo } from './machine.js';
 import { writeResults } from './report.js';
+import { engineBaselines, engineOnServer } from './scenarios/engine.js';
 import { healthzScenario } from './scenarios/healthz.js';
 import { mixedScenario } from './scenarios/mixed.js';
 import { overloadScenario } from './scenarios/overload.js';
@@ -30,9 +31,11 @@ async function main(): Promise<void> {
     const render = await renderOnServer(settings, server);
     step('scenario 4: renders plus healthz probes');
     const mixed = await mixedScenario(settings, server);
+    step('render engine documents: letter, custom font, invoice table, HTML article, Unicode');
+    const engine = await engineOnServer(settings, server);
     step('scenario 3: overload, renders arriving at 4× the saturation rate');
     const overload = await overloadScenario(settings, server, render.requestsPerSecond);
-    serverRuns = { healthz, render, mixed, overload };
+    serverRuns = { healthz, render, mixed, overload, engine };
   } finally {
     const code = await server.stop();
     if (code !== 0) step(`the server exited with code ${code}; its last output:\n${server.output().slice(-4000)}`);
@@ -40,6 +43,8 @@ async function main(): Promise<void> {
 
   step('scenario 2 baselines: bare pool, in-process, naive node:http');
   const baselines = await renderBaselines(settings);
+  step('render engine baselines: bare pool and in-process per document, pdf-lib drawText table');
+  const engine = await engineBaselines(settings, serverRuns.engine);
   const summary = writeResults(settings.resultsDir, info, {
     healthz: serverRuns.healthz,
     render: {
@@ -50,6 +55,7 @@ async function main(): Promise<void> {
     },
     overload: serverRuns.overload,
     mixed: serverRuns.mixed,
+    engine,
   });
   process.stdout.write(`\n${summary}`);
   step(`results in ${settings.resultsDir}`);

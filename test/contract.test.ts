@@ -6,7 +6,7 @@
 // response. fastify's test/internals/errors.test.js checks its docs against
 // its error catalogue the same way.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
@@ -14,6 +14,11 @@ import { PROBLEMS } from '../src/http/problem.js';
 import { STANDARD_FONT_NAMES } from '../workers/lib/pdf.js';
 import { PAGE_SIZE_NAMES } from '../workers/render/page-sizes.js';
 import { OPERATION_TYPES, PLANNED_OPERATION_TYPES } from '../workers/render/schema.js';
+import { MAX_DECODED_BYTES, MAX_DOCUMENT_IMAGE_BYTES, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS } from '../workers/render/images.js';
+import { MAX_HTML_LENGTH } from '../workers/render/ops/html.js';
+import { MAX_DEPTH } from '../workers/render/html/build.js';
+import { MAX_ELEMENTS } from '../workers/render/html/parse.js';
+import { CONTAINERS as CONTAINER_TAGS, DROPPED as DROPPED_TAGS } from '../workers/render/html/tags.js';
 import { STANDARD_FAMILY_NAMES as FONT_FAMILIES } from '../workers/render/fonts.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import {
@@ -33,6 +38,9 @@ import {
 import { FAULT_WORKER, startTestServer } from './helpers/server.js';
 
 const NAMES: readonly ContractName[] = ['render', 'accel'];
+
+/** A 1 x 1 RGB PNG, the smallest image the render engine accepts. */
+const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
 
 const packageVersion = (JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -68,6 +76,30 @@ function documentedExamples(value: unknown, at = '#'): Array<{ at: string; schem
     if (key !== 'schema' && key !== 'example' && key !== 'examples') found.push(...documentedExamples(child, `${at}/${key}`));
   }
   return found;
+}
+
+/**
+ * Every FieldError code the worker source can produce, read from the
+ * source itself (workers/ runs the whole render path, and src/ only relays
+ * its errors): literal `code: 'X'` fields, the image decoder's rejections,
+ * and validation.ts's table of valibot issue types with its fallback. A
+ * code built any other way must be added to these patterns.
+ */
+async function fieldErrorCodes(): Promise<string[]> {
+  const root = new URL('../../workers/', import.meta.url);
+  const files = (await readdir(root, { recursive: true })).filter((file) => file.endsWith('.ts'));
+  const found = new Set<string>();
+  for (const file of files) {
+    const source = await readFile(new URL(file, root), 'utf8');
+    for (const match of source.matchAll(/\bcode: '([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
+    for (const match of source.matchAll(/new ImageRejection\(\s*'([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
+  }
+  const validation = await readFile(new URL('lib/validation.ts', root), 'utf8');
+  const table = /const CODES[^{]*\{([^}]*)\}/.exec(validation)?.[1];
+  assert.ok(table !== undefined, 'workers/lib/validation.ts has no CODES table');
+  for (const match of table.matchAll(/'([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
+  for (const match of validation.matchAll(/\?\? '([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
+  return [...found].sort();
 }
 
 function componentSchemas(contract: Contract): Record<string, Node> {
@@ -139,11 +171,17 @@ test('the render contract names the engine vocabulary', async (t) => {
   const contract = await loadContract('render');
   const schemas = componentSchemas(contract);
 
-  await t.test('operation types: the discriminator maps exactly the rendered ones; the planned ones are described', () => {
+  await t.test('operation types: the discriminator maps exactly the rendered ones; all, and any planned ones, are described', () => {
     const operation = schemas.Operation as Node;
     const mapping = (operation.discriminator as Node).mapping as Node;
     assert.deepEqual(Object.keys(mapping).sort(), [...OPERATION_TYPES].sort());
-    for (const planned of PLANNED_OPERATION_TYPES) assert.ok(String(operation.description).includes(planned), `Operation.description does not mention ${planned}`);
+    const oneOf = (operation.oneOf as Node[]).map((member) => member.$ref);
+    assert.deepEqual([...oneOf].sort(), Object.values(mapping).sort(), 'Operation.oneOf and the discriminator mapping list the same schemas');
+    for (const type of [...OPERATION_TYPES, ...PLANNED_OPERATION_TYPES]) {
+      assert.ok(String(operation.description).includes(`\`${type}\``), `Operation.description does not mention ${type}`);
+    }
+    // Nothing is announced as unavailable once every planned type is rendered.
+    if (PLANNED_OPERATION_TYPES.length === 0) assert.doesNotMatch(String(operation.description), /not available/);
     for (const type of OPERATION_TYPES) {
       const examples = resolve(contract, { $ref: mapping[type] }).examples as unknown[] | undefined;
       assert.ok(examples !== undefined && examples.length > 0, `${type} has no example`);
@@ -156,6 +194,29 @@ test('the render contract names the engine vocabulary', async (t) => {
     }
     const validate = schemaValidator(contract, 'PageSize');
     for (const bad of ['A11', 'D4', 'Tabloid', 'A', '', 'A4 ', 'Letters']) assert.equal(validate(bad), false, `PageSize accepts ${JSON.stringify(bad)}`);
+  });
+
+  await t.test('add_image: the image limits of the engine are the documented ones', () => {
+    const description = String((schemas.AddImage as Node).description).replace(/\s+/g, ' ');
+    for (const limit of ['20 MiB', '20,971,520', '40,000,000 pixels', '160,000,000 bytes', '256 MiB']) assert.ok(description.includes(limit), `AddImage does not mention ${limit}`);
+    assert.equal(MAX_IMAGE_BYTES, 20_971_520);
+    assert.equal(MAX_IMAGE_PIXELS, 40_000_000);
+    assert.equal(MAX_DECODED_BYTES, 160_000_000);
+    assert.equal(MAX_DOCUMENT_IMAGE_BYTES, 256 * 1024 * 1024);
+  });
+
+  await t.test('add_html: the element and nesting limits of the engine are the documented ones', () => {
+    const description = String((schemas.AddHtml as Node).description).replace(/\s+/g, ' ');
+    const html = ((schemas.AddHtml as Node).properties as Node).html as Node;
+    assert.equal(html.maxLength, MAX_HTML_LENGTH);
+    assert.ok(description.includes(`${MAX_ELEMENTS.toLocaleString('en')} elements`), `AddHtml does not mention ${MAX_ELEMENTS} elements`);
+    assert.ok(description.includes(`more than ${MAX_DEPTH} deep`), `AddHtml does not mention the nesting depth ${MAX_DEPTH}`);
+    for (const tag of [...DROPPED_TAGS, ...CONTAINER_TAGS]) assert.ok(description.includes(`\`${tag}\``), `AddHtml does not mention <${tag}>`);
+  });
+
+  await t.test('FieldError.code lists exactly the codes the render path can return', async () => {
+    const code = ((schemas.FieldError as Node).properties as Node).code as Node;
+    assert.deepEqual([...(code.enum as string[])].sort(), await fieldErrorCodes());
   });
 
   await t.test('font families: every standard family and the 14 standard names are documented', () => {
@@ -298,8 +359,12 @@ test('a running server answers as the contracts say', async (t) => {
 
   await t.test('the contract and the server agree on what a valid RenderRequest is', async () => {
     const text = (extra: Node = {}) => ({ type: 'add_text', text: 'x', ...extra });
+    const image = (extra: Node = {}) => ({ type: 'add_image', data: PNG_1X1, ...extra });
+    const table = (extra: Node = {}) => ({ type: 'add_table', rows: [['a']], ...extra });
+    const html = (extra: Node = {}) => ({ type: 'add_html', html: '<p>x</p>', ...extra });
     // [name, body, valid by the contract, server status, first error {field, code} on 422]
-    const cases: Array<[string, unknown, boolean, number, [string, string]?]> = [
+    type Case = [string, unknown, boolean, number, [string, string]?];
+    const cases: Case[] = [
       ['minimal', { operations: [text()] }, true, 200],
       ['case-insensitive page size', { page_size: 'letter', operations: [text()] }, true, 200],
       ['page override, uncompressed', { output: { compress: false }, operations: [{ type: 'add_page', page_size: 'c10', orientation: 'landscape' }, text({ x: 1, y: 2 })] }, true, 200],
@@ -323,12 +388,53 @@ test('a running server answers as the contracts say', async (t) => {
       ['line height 5.5', { operations: [{ type: 'set_font', line_height: 5.5 }] }, false, 422, ['operations[0].line_height', 'OUT_OF_RANGE']],
       ['bold not a boolean', { operations: [{ type: 'set_font', bold: 'yes' }] }, false, 422, ['operations[0].bold', 'INVALID_TYPE']],
       ['compress not a boolean', { output: { compress: 'no' }, operations: [text()] }, false, 422, ['output.compress', 'INVALID_TYPE']],
-      ['planned operation', { operations: [{ type: 'add_image' }] }, false, 422, ['operations[0].type', 'INVALID_ENUM']],
+      ['unknown operation type', { operations: [{ type: 'add_chart' }] }, false, 422, ['operations[0].type', 'INVALID_ENUM']],
+      ...PLANNED_OPERATION_TYPES.map((type): Case => [`planned operation ${type}`, { operations: [{ type }] }, false, 422, ['operations[0].type', 'INVALID_ENUM']]),
       ['missing type', { operations: [{}] }, false, 422, ['operations[0].type', 'REQUIRED']],
       // Documented divergences: the engine, not the schema, rejects characters a
       // standard font cannot draw; the server accepts `op` while the contract names `type`.
       ['character outside WinAnsi', { operations: [text({ text: '\u4e2d' })] }, true, 422, ['operations[0].text', 'UNSUPPORTED_CHARACTERS']],
       ['op alias', { operations: [{ op: 'add_text', text: 'x' }] }, false, 200],
+
+      ['image, flowing', { operations: [image({ width: 50, align: 'center', spacing_after: 0 })] }, true, 200],
+      ['image, absolute, data: URI', { operations: [image({ data: `data:image/png;base64,${PNG_1X1}`, x: 10, y: 10, width: 20, height: 10, fit: 'cover' })] }, true, 200],
+      ['image base64 with line breaks', { operations: [image({ data: `${PNG_1X1.slice(0, 40)}\n${PNG_1X1.slice(40)}` })] }, true, 200],
+      ['image without data', { operations: [{ type: 'add_image' }] }, false, 422, ['operations[0].data', 'REQUIRED']],
+      ['image from a URL', { operations: [image({ data: 'https://example.com/logo.png' })] }, false, 422, ['operations[0].data', 'INVALID_VALUE']],
+      ['image data not base64', { operations: [image({ data: '@@ not base64 @@' })] }, false, 422, ['operations[0].data', 'INVALID_VALUE']],
+      ['image fit stretch', { operations: [image({ fit: 'stretch' })] }, false, 422, ['operations[0].fit', 'INVALID_ENUM']],
+      ['image width under 1', { operations: [image({ width: 0.5 })] }, false, 422, ['operations[0].width', 'OUT_OF_RANGE']],
+      ['image y without x', { operations: [image({ y: 5 })] }, false, 422, ['operations[0].y', 'INVALID_VALUE']],
+      ['image align with x and y', { operations: [image({ x: 5, y: 5, align: 'center' })] }, false, 422, ['operations[0].align', 'INVALID_VALUE']],
+      // What the bytes hold is for the decoder to say, not the schema.
+      ['image bytes are text', { operations: [image({ data: Buffer.from('plain text, not an image').toString('base64') })] }, true, 422, ['operations[0].data', 'UNSUPPORTED_IMAGE']],
+      ['image truncated', { operations: [image({ data: PNG_1X1.slice(0, 48) })] }, true, 422, ['operations[0].data', 'INVALID_IMAGE']],
+
+      ['table, every field', { operations: [table({ columns: [100, 'auto', '1.5fr'], header: [['A', 'B', 'C']], rows: [['a', { text: 'b', colspan: 2, align: 'right', bold: true, italic: false, color: '#333', fill: '#eee' }]], align: ['left', 'center', 'right'], width: 400, padding: 0, border: { width: 0, color: '#000' }, header_fill: '#ddd', zebra: '#f5f5f5', size: 9, color: '#111', spacing_after: 0 })] }, true, 200],
+      ['table without rows', { operations: [{ type: 'add_table' }] }, false, 422, ['operations[0].rows', 'REQUIRED']],
+      ['table of no rows', { operations: [table({ rows: [] })] }, true, 200],
+      ['table column 0fr', { operations: [table({ columns: ['0fr'] })] }, false, 422, ['operations[0].columns[0]', 'INVALID_VALUE']],
+      ['table column 0 points', { operations: [table({ columns: [0] })] }, false, 422, ['operations[0].columns[0]', 'OUT_OF_RANGE']],
+      ['table column "wide"', { operations: [table({ columns: ['wide'] })] }, false, 422, ['operations[0].columns[0]', 'INVALID_FORMAT']],
+      ['table cell a number', { operations: [table({ rows: [['a', 5]] })] }, false, 422, ['operations[0].rows[0][1]', 'INVALID_TYPE']],
+      ['table cell rowspan', { operations: [table({ rows: [[{ text: 'a', rowspan: 2 }]] })] }, false, 422, ['operations[0].rows[0][0].rowspan', 'UNKNOWN_FIELD']],
+      ['table header mixes cells and rows', { operations: [table({ header: ['a', ['b']] })] }, false, 422, ['operations[0].header', 'INVALID_VALUE']],
+      ['table of 11 header rows', { operations: [table({ header: Array.from({ length: 11 }, () => ['h']) })] }, false, 422, ['operations[0].header', 'INVALID_VALUE']],
+      ['table zebra colour name', { operations: [table({ zebra: 'grey' })] }, false, 422, ['operations[0].zebra', 'INVALID_FORMAT']],
+      // Rules across fields that the contract states in words only.
+      ['table colspan past the columns', { operations: [table({ columns: ['1fr', '1fr'], rows: [['a'], [{ text: 'b', colspan: 3 }]] })] }, true, 422, ['operations[0].rows[1][0].colspan', 'INVALID_VALUE']],
+      ['table more alignments than columns', { operations: [table({ align: ['left', 'right'] })] }, true, 422, ['operations[0].align', 'INVALID_VALUE']],
+
+      ['html', { operations: [html({ html: '<h1>Title</h1><p style="color: red; font-size: 120%">x <a href="https://example.com">y</a></p>', base_size: 11 })] }, true, 200],
+      ['html with a remote image (skipped, never fetched)', { operations: [html({ html: '<img src="https://example.com/x.png"><p>x</p>' })] }, true, 200],
+      ['html empty', { operations: [html({ html: '' })] }, true, 200],
+      ['html missing', { operations: [{ type: 'add_html' }] }, false, 422, ['operations[0].html', 'REQUIRED']],
+      ['html not a string', { operations: [html({ html: 5 })] }, false, 422, ['operations[0].html', 'INVALID_TYPE']],
+      ['html base_size 0', { operations: [html({ base_size: 0 })] }, false, 422, ['operations[0].base_size', 'OUT_OF_RANGE']],
+      ['html unknown field', { operations: [html({ css: 'p { color: red }' })] }, false, 422, ['operations[0].css', 'UNKNOWN_FIELD']],
+      // The markup is a string to the contract: its images and element count are the engine's to judge.
+      ['html image data: URI not base64', { operations: [html({ html: '<img src="data:image/png;base64,@@@">' })] }, true, 422, ['operations[0].html', 'INVALID_IMAGE']],
+      ['html of too many elements', { operations: [html({ html: '<br>'.repeat(MAX_ELEMENTS + 1) })] }, true, 422, ['operations[0].html', 'TOO_LONG']],
     ];
     const validate = schemaValidator(render, requestSchema(render, 'post', '/api/v1/render'));
     for (const [name, body, valid, status, firstError] of cases) {

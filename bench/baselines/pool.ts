@@ -5,14 +5,14 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { Outcome, TaskInput } from '../../workers/protocol.js';
-import { LETTER_JSON, letterBody } from '../documents.js';
+import { bodyOf } from '../documents.js';
 import { warmThenLoop } from '../loop.js';
 import type { Settings } from '../settings.js';
 import type { Throughput } from '../stats.js';
 
 const WORKER_FILE = fileURLToPath(new URL('../../workers/index.js', import.meta.url));
 
-export async function barePool(settings: Settings, inFlight: number): Promise<Throughput> {
+export async function barePool(settings: Settings, inFlight: number, document: Buffer): Promise<Throughput> {
   const pool = new Piscina<TaskInput, Outcome>({
     filename: WORKER_FILE,
     minThreads: settings.workers,
@@ -23,8 +23,8 @@ export async function barePool(settings: Settings, inFlight: number): Promise<Th
   });
   const task = async () => {
     // The body is transferred, so each task gets its own copy, as each HTTP request has its own body.
-    const body = letterBody();
-    const outcome = await pool.run({ body, length: LETTER_JSON.byteLength, options: {} }, { name: 'render', transferList: [body] });
+    const body = bodyOf(document);
+    const outcome = await pool.run({ body, length: document.byteLength, options: {} }, { name: 'render', transferList: [body] });
     if (!outcome.ok) throw new Error(`render failed in the bare pool: ${outcome.detail}`);
   };
   try {

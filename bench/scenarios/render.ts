@@ -56,8 +56,8 @@ export interface RenderBaselines {
 /** Run while the Platen server is stopped, so that its idle process is not even in the picture. */
 export async function renderBaselines(settings: Settings): Promise<RenderBaselines> {
   const connections = saturation(settings);
-  const pool = await barePool(settings, connections);
-  const single = await inProcess(settings);
+  const pool = await barePool(settings, connections, LETTER_JSON);
+  const single = await inProcess(settings, LETTER_JSON);
   const naive = await naiveHttp(settings, (base) => renderTarget(base, connections));
   return { barePool: pool, inProcess: single, naiveHttp: naive };
 }

@@ -10,7 +10,8 @@
 import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import * as fontkit from 'fontkit';
-import { PDFDocument, PDFHexString, PDFName, StandardFonts, type PDFFont, type PDFImage, type PDFPage } from '@cantoo/pdf-lib';
+import { PDFDocument, PDFHexString, PDFName, StandardFonts, type PDFFont, type PDFImage, type PDFPage, type PDFRef } from '@cantoo/pdf-lib';
+import { passThroughPng } from './png.js';
 
 export const STANDARD_FONT_NAMES = Object.values(StandardFonts) as readonly string[];
 
@@ -208,15 +209,18 @@ function deflate(contents: string | Uint8Array): Buffer {
 /** Widths per (font, text), because measuring custom fonts runs fontkit's layout. Bounded per font. */
 const WIDTH_CACHE_MAX = 20_000;
 
+/** A custom (embedded, subset) font of one document. */
 class PdfLibFont implements Font {
+  readonly standard = false;
   readonly #characters: ReadonlySet<number>;
   readonly #widths = new Map<string, number>();
+  /** Per document: the first encoding of a text records its glyphs in this document's subset. */
+  readonly #encoded = new Map<string, string>();
 
   constructor(
     readonly native: PDFFont,
     readonly name: string,
     readonly key: string,
-    readonly standard: boolean,
     readonly ascent: number,
     readonly descent: number,
     characters: ReadonlySet<number>,
@@ -239,27 +243,88 @@ class PdfLibFont implements Font {
   }
 
   encode(text: string): string {
-    return this.native.encodeText(text).toString();
+    let hex = this.#encoded.get(text);
+    if (hex === undefined) {
+      hex = this.native.encodeText(text).toString();
+      if (this.#encoded.size >= WIDTH_CACHE_MAX) this.#encoded.clear();
+      this.#encoded.set(text, hex);
+    }
+    return hex;
   }
 }
 
-/** Character sets of the standard fonts, per worker (pdf-lib builds a fresh array per call). */
-const standardCharacterSets = new Map<string, ReadonlySet<number>>();
-function standardCharacters(name: string, native: PDFFont): ReadonlySet<number> {
-  let set = standardCharacterSets.get(name);
-  if (set === undefined) {
-    set = new Set(native.getCharacterSet());
-    standardCharacterSets.set(name, set);
+/**
+ * A standard font's metrics, built once per worker per font: the characters
+ * it encodes, each one's advance (per point of size) and its hex code.
+ *
+ * Widths exclude kerning on purpose: pdf-lib's widthOfTextAtSize adds AFM
+ * kerning pairs, but text drawn with Tj is not kerned, so its widths ran
+ * short of what was drawn (right-aligned text overshot its box). Encoding
+ * per character from a table also replaced pdf-lib's per-call glyph lookup
+ * and hex formatting, ~15% of a table-heavy page.
+ */
+interface StandardMetrics {
+  readonly characters: ReadonlySet<number>;
+  readonly advance: ReadonlyMap<number, number>;
+  readonly hex: ReadonlyMap<number, string>;
+}
+
+const standardMetrics = new Map<string, StandardMetrics>();
+function metricsOf(name: string, native: PDFFont): StandardMetrics {
+  let metrics = standardMetrics.get(name);
+  if (metrics === undefined) {
+    const characters = new Set(native.getCharacterSet());
+    const advance = new Map<number, number>();
+    const hex = new Map<number, string>();
+    for (const codePoint of characters) {
+      const char = String.fromCodePoint(codePoint);
+      advance.set(codePoint, native.widthOfTextAtSize(char, 1));
+      hex.set(codePoint, native.encodeText(char).asString());
+    }
+    metrics = { characters, advance, hex };
+    standardMetrics.set(name, metrics);
   }
-  return set;
+  return metrics;
+}
+
+class StandardFont implements Font {
+  readonly standard = true;
+
+  constructor(
+    readonly name: string,
+    readonly key: string,
+    readonly ascent: number,
+    readonly descent: number,
+    private readonly metrics: StandardMetrics,
+  ) {}
+
+  covers(codePoint: number): boolean {
+    return this.metrics.characters.has(codePoint);
+  }
+
+  widthOf(text: string, size: number): number {
+    const advance = this.metrics.advance;
+    let width = 0;
+    for (let i = 0; i < text.length; i++) width += advance.get(text.charCodeAt(i)) ?? 0;
+    return width * size;
+  }
+
+  encode(text: string): string {
+    const hex = this.metrics.hex;
+    let out = '<';
+    // Standard fonts encode single bytes from the BMP only; runs() never hands them anything else.
+    for (let i = 0; i < text.length; i++) out += hex.get(text.charCodeAt(i)) ?? '';
+    return `${out}>`;
+  }
 }
 
 // --- the document ---------------------------------------------------------
 
 class PdfLibDocument implements Document {
-  readonly #standard = new Map<string, PdfLibFont>();
+  readonly #standard = new Map<string, StandardFont>();
   readonly #custom = new Map<fontkit.Font, PdfLibFont>();
-  readonly #natives = new Map<string, PDFFont | PDFImage>();
+  /** Page resources by key: fonts and images. */
+  readonly #refs = new Map<string, PDFRef>();
   #fonts = 0;
   #images = 0;
 
@@ -274,8 +339,8 @@ class PdfLibDocument implements Document {
     if (font === undefined) {
       const native = this.doc.embedStandardFont(name as StandardFonts);
       const ascent = native.heightAtSize(1, { descender: false });
-      font = new PdfLibFont(native, name, this.#nextFontKey(), true, ascent, native.heightAtSize(1) - ascent, standardCharacters(name, native));
-      this.#natives.set(font.key, native);
+      font = new StandardFont(name, this.#nextFontKey(), ascent, native.heightAtSize(1) - ascent, metricsOf(name, native));
+      this.#refs.set(font.key, native.ref);
       this.#standard.set(name, font);
     }
     return font;
@@ -289,15 +354,28 @@ class PdfLibDocument implements Document {
       const native = await this.doc.embedFont(parsed.bytes, { subset: true, customName: parsed.subsetName });
       const f = parsed.font;
       const em = f.unitsPerEm;
-      font = new PdfLibFont(native, f.fullName ?? f.postscriptName ?? 'custom', this.#nextFontKey(), false, f.ascent / em, -f.descent / em, parsed.characters);
-      this.#natives.set(font.key, native);
+      font = new PdfLibFont(native, f.fullName ?? f.postscriptName ?? 'custom', this.#nextFontKey(), f.ascent / em, -f.descent / em, parsed.characters);
+      this.#refs.set(font.key, native.ref);
       this.#custom.set(parsed.font, font);
     }
     return font;
   }
 
   async png(bytes: Uint8Array): Promise<Image> {
-    return this.#image(await this.doc.embedPng(bytes));
+    const direct = passThroughPng(bytes);
+    if (direct === undefined) return this.#image(await this.doc.embedPng(bytes));
+    const context = this.doc.context;
+    const stream = context.stream(direct.data, {
+      Type: 'XObject',
+      Subtype: 'Image',
+      Width: direct.width,
+      Height: direct.height,
+      ColorSpace: direct.colors === 1 ? 'DeviceGray' : 'DeviceRGB',
+      BitsPerComponent: direct.bitsPerComponent,
+      Filter: 'FlateDecode',
+      DecodeParms: { Predictor: 15, Colors: direct.colors, BitsPerComponent: direct.bitsPerComponent, Columns: direct.width },
+    });
+    return this.#register(context.register(stream), direct.width, direct.height);
   }
 
   async jpeg(bytes: Uint8Array): Promise<Image> {
@@ -308,8 +386,8 @@ class PdfLibDocument implements Document {
     const page: PDFPage = this.doc.addPage([content.width, content.height]);
     const node = page.node;
     const context = this.doc.context;
-    for (const font of content.fonts) node.setFontDictionary(PDFName.of(font.key), (this.#natives.get(font.key) as PDFFont).ref);
-    for (const image of content.images) node.setXObject(PDFName.of(image.key), (this.#natives.get(image.key) as PDFImage).ref);
+    for (const font of content.fonts) node.setFontDictionary(PDFName.of(font.key), this.#refs.get(font.key) as PDFRef);
+    for (const image of content.images) node.setXObject(PDFName.of(image.key), this.#refs.get(image.key) as PDFRef);
     node.addContentStream(context.register(this.compress ? context.flateStream(content.operators) : context.stream(content.operators)));
     for (const link of content.links) {
       const annotation = context.obj({
@@ -341,9 +419,13 @@ class PdfLibDocument implements Document {
   }
 
   #image(native: PDFImage): Image {
+    return this.#register(native.ref, native.width, native.height);
+  }
+
+  #register(ref: PDFRef, width: number, height: number): Image {
     const key = `Im${++this.#images}`;
-    this.#natives.set(key, native);
-    return { key, width: native.width, height: native.height };
+    this.#refs.set(key, ref);
+    return { key, width, height };
   }
 
   #nextFontKey(): string {

@@ -28,11 +28,28 @@ export interface TextDecoration {
   readonly strike?: boolean;
 }
 
+/** The graphics state the stream has set, so operators are written only when something changes. */
+interface GraphicsState {
+  fill: string;
+  stroke: string;
+  lineWidth: string;
+}
+
 export class PageCanvas {
   readonly #ops: string[] = [];
   readonly #fonts = new Set<Font>();
   readonly #images = new Set<Image>();
   readonly #links: LinkArea[] = [];
+  /**
+   * Consecutive text shares one BT..ET text object, and colour, font and
+   * line width are written only when they change: a table page had every
+   * cell repeat them, which tripled the stream and its deflate time.
+   */
+  #inText = false;
+  #font: Font | undefined;
+  #fontSize = 0;
+  #state: GraphicsState = { fill: '0 0 0', stroke: '0 0 0', lineWidth: '1' };
+  readonly #saved: GraphicsState[] = [];
 
   constructor(
     readonly width: number,
@@ -41,20 +58,29 @@ export class PageCanvas {
 
   /**
    * Draws runs left to right from x on the baseline at `baseline` (from the
-   * top). `gaps` widens each space by that many points (justified text).
-   * Returns the width drawn.
+   * top). Returns the width drawn.
    */
   text(runs: readonly Run[], x: number, baseline: number, size: number, fill: Rgb, decoration: TextDecoration = {}): number {
-    const y = this.height - baseline;
-    let cursor = x;
+    const y = n(this.height - baseline);
     const ops = this.#ops;
-    ops.push(`BT ${color(fill)} rg`);
+    if (!this.#inText) {
+      ops.push('BT');
+      this.#inText = true;
+      // Tf is part of the text state, which does not outlive the text object.
+      this.#font = undefined;
+    }
+    this.#fill(fill);
+    let cursor = x;
     for (const run of runs) {
       this.#fonts.add(run.font);
-      ops.push(`/${run.font.key} ${n(size)} Tf 1 0 0 1 ${n(cursor)} ${n(y)} Tm ${run.font.encode(run.text)} Tj`);
+      if (run.font !== this.#font || size !== this.#fontSize) {
+        ops.push(`/${run.font.key} ${n(size)} Tf`);
+        this.#font = run.font;
+        this.#fontSize = size;
+      }
+      ops.push(`1 0 0 1 ${n(cursor)} ${y} Tm ${run.font.encode(run.text)} Tj`);
       cursor += run.font.widthOf(run.text, size);
     }
-    ops.push('ET');
     const width = cursor - x;
     // Line positions and thickness follow common type metrics (about 1/10 and 1/20 em).
     if (decoration.underline === true) this.fillRect(x, baseline + size * 0.1, width, size * 0.05, fill);
@@ -63,29 +89,66 @@ export class PageCanvas {
   }
 
   fillRect(x: number, top: number, width: number, height: number, fill: Rgb): void {
-    this.#ops.push(`${color(fill)} rg ${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re f`);
+    this.#endText();
+    this.#fill(fill);
+    this.#ops.push(`${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re f`);
   }
 
   strokeRect(x: number, top: number, width: number, height: number, stroke: Rgb, lineWidth: number): void {
-    this.#ops.push(`${color(stroke)} RG ${n(lineWidth)} w ${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re S`);
+    this.#endText();
+    this.#stroke(stroke, lineWidth);
+    this.#ops.push(`${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re S`);
   }
 
   line(x1: number, top1: number, x2: number, top2: number, stroke: Rgb, lineWidth: number): void {
-    this.#ops.push(`${color(stroke)} RG ${n(lineWidth)} w ${n(x1)} ${n(this.height - top1)} m ${n(x2)} ${n(this.height - top2)} l S`);
+    this.#endText();
+    this.#stroke(stroke, lineWidth);
+    this.#ops.push(`${n(x1)} ${n(this.height - top1)} m ${n(x2)} ${n(this.height - top2)} l S`);
   }
 
   image(image: Image, x: number, top: number, width: number, height: number): void {
+    this.#endText();
     this.#images.add(image);
     this.#ops.push(`q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(this.height - top - height)} cm /${image.key} Do Q`);
   }
 
   /** Clips what follows to a rectangle until restore() (used for `cover` images). */
   clip(x: number, top: number, width: number, height: number): void {
+    this.#endText();
+    this.#saved.push({ ...this.#state });
     this.#ops.push(`q ${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re W n`);
   }
 
   restore(): void {
+    this.#endText();
+    this.#state = this.#saved.pop() ?? this.#state;
     this.#ops.push('Q');
+  }
+
+  #endText(): void {
+    if (!this.#inText) return;
+    this.#ops.push('ET');
+    this.#inText = false;
+  }
+
+  #fill(c: Rgb): void {
+    const value = color(c);
+    if (value === this.#state.fill) return;
+    this.#state.fill = value;
+    this.#ops.push(`${value} rg`);
+  }
+
+  #stroke(c: Rgb, lineWidth: number): void {
+    const value = color(c);
+    if (value !== this.#state.stroke) {
+      this.#state.stroke = value;
+      this.#ops.push(`${value} RG`);
+    }
+    const width = n(lineWidth);
+    if (width !== this.#state.lineWidth) {
+      this.#state.lineWidth = width;
+      this.#ops.push(`${width} w`);
+    }
   }
 
   link(x: number, top: number, width: number, height: number, uri: string): void {
@@ -93,6 +156,7 @@ export class PageCanvas {
   }
 
   content(): PageContent {
+    this.#endText();
     return {
       width: this.width,
       height: this.height,

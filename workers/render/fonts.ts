@@ -105,16 +105,22 @@ export class FontBook {
     return this.doc.standardFont(names[variantOf(choice)]);
   }
 
-  /** Loads the fallback face a text needs, if any (fonts load asynchronously; layout is synchronous). */
-  async prepare(text: string, choice: FontChoice): Promise<void> {
+  /**
+   * The fallback face a text needs and has not been loaded yet, as a promise
+   * to await; undefined (no promise, no allocation) in the common case where
+   * the family's own font covers the text. Fonts load asynchronously; layout
+   * is synchronous.
+   */
+  prepare(text: string, choice: FontChoice): Promise<void> | undefined {
     const primary = this.primary(choice);
-    for (const char of text) {
-      const codePoint = char.codePointAt(0) as number;
+    for (let i = 0; i < text.length; i++) {
+      const codePoint = text.codePointAt(i) as number;
+      if (codePoint > 0xffff) i++;
       if (!LAYOUT_CHARACTERS.has(codePoint) && !primary.covers(codePoint)) {
-        await this.#loadFallback(choice);
-        return;
+        return this.#fallbacks.has(this.#fallbackFile(choice)) ? undefined : this.#loadFallback(choice);
       }
     }
+    return undefined;
   }
 
   /**

@@ -51,7 +51,10 @@ export interface Line {
 
 /** Loads every fallback font the spans need; layout itself is synchronous. */
 export async function prepareSpans(spans: readonly Span[], fonts: FontBook): Promise<void> {
-  for (const span of spans) await fonts.prepare(span.text, span.style);
+  for (const span of spans) {
+    const loading = fonts.prepare(span.text, span.style);
+    if (loading !== undefined) await loading;
+  }
 }
 
 export function layoutLines(spans: readonly Span[], width: number, fonts: FontBook): Line[] {
