@@ -401,7 +401,7 @@ test('a running server answers as the contracts say', async (t) => {
       ['image base64 with line breaks', { operations: [image({ data: `${PNG_1X1.slice(0, 40)}\n${PNG_1X1.slice(40)}` })] }, true, 200],
       ['image without data', { operations: [{ type: 'add_image' }] }, false, 422, ['operations[0].data', 'REQUIRED']],
       ['image from a URL', { operations: [image({ data: 'https://example.com/logo.png' })] }, false, 422, ['operations[0].data', 'INVALID_VALUE']],
-      ['image data not base64', { operations: [image({ data: '@@ not base64 @@' })] }, false, 422, ['operations[0].data', 'INVALID_VALUE']],
+      ['image data not base64', { operations: [image({ data: '@@ not base64 @@' })] }, false, 422, ['operations[0].data', 'INVALID_FORMAT']],
       ['image fit stretch', { operations: [image({ fit: 'stretch' })] }, false, 422, ['operations[0].fit', 'INVALID_ENUM']],
       ['image width under 1', { operations: [image({ width: 0.5 })] }, false, 422, ['operations[0].width', 'OUT_OF_RANGE']],
       ['image y without x', { operations: [image({ y: 5 })] }, false, 422, ['operations[0].y', 'INVALID_VALUE']],

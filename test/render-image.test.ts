@@ -395,7 +395,7 @@ describe('add_image', () => {
       [b64(jpeg.subarray(0, jpeg.length >> 1)), 'INVALID_IMAGE', /premature end/],
       [b64(corrupted), 'INVALID_IMAGE'],
       [b64(pngHead), 'INVALID_IMAGE'],
-      ['@@ not base64 @@', 'INVALID_VALUE', /base64/],
+      ['@@ not base64 @@', 'INVALID_FORMAT', /base64/],
       ['https://example.com/logo.png', 'INVALID_VALUE', /never fetched/],
     ];
     for (const [data, code, message] of cases) {

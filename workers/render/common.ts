@@ -54,37 +54,38 @@ export const link = v.pipe(
   }),
 );
 
+/** Why base64 data was refused: too many bytes, or not base64 at all. */
+export interface Base64Problem {
+  readonly problem: 'too-large' | 'invalid';
+  readonly message: string;
+}
+
 /**
- * Decoded base64 (optionally a data: URI), or a message saying what is wrong.
+ * Decoded base64 (optionally a data: URI), or what is wrong with it.
  * Buffer.from skips characters outside the alphabet, so the result is
  * re-encoded and compared: a native-speed check (a regex over a 1 MB font
  * was measurable).
  */
-export function decodeBase64(value: string, maxBytes: number): Uint8Array | string {
+export function decodeBase64(value: string, maxBytes: number): Uint8Array | Base64Problem {
   let text = value.startsWith('data:') ? value.replace(/^data:[\w.+/-]*;base64,/, '') : value;
   // indexOf is a native scan; a regex test over a 1 MB font was measurable.
   if (text.includes('\n') || text.includes(' ') || text.includes('\r') || text.includes('\t')) text = text.replace(/\s+/g, '');
   // Checked on the encoded length, before decoding: 4 characters carry 3 bytes.
-  if (Math.floor((text.length * 3) / 4) > maxBytes) return `must decode to at most ${maxBytes} bytes`;
+  if (Math.floor((text.length * 3) / 4) > maxBytes) return { problem: 'too-large', message: `must decode to at most ${maxBytes} bytes` };
   const encoding = text.includes('-') || text.includes('_') ? 'base64url' : 'base64';
   const bytes = Buffer.from(text, encoding);
-  if (bytes.byteLength === 0 || withoutPadding(bytes.toString(encoding)) !== withoutPadding(text)) return 'must be non-empty base64 data';
+  if (bytes.byteLength === 0 || withoutPadding(bytes.toString(encoding)) !== withoutPadding(text)) {
+    return { problem: 'invalid', message: 'must be non-empty base64 data' };
+  }
   return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** Base64 (optionally as a data: URI), decoded; invalid characters are an error. */
-export const base64Bytes = (maxBytes: number) =>
-  v.pipe(
-    v.string(),
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const decoded = decodeBase64(dataset.value, maxBytes);
-      if (typeof decoded === 'string') {
-        addIssue({ message: decoded });
-        return NEVER;
-      }
-      return decoded;
-    }),
-  );
+/** A decoded value, or a 422 for `field` with the code the caller gives each problem. */
+export function decodeBase64Field(value: string, maxBytes: number, field: string, codes: Readonly<Record<Base64Problem['problem'], string>>): Uint8Array {
+  const decoded = decodeBase64(value, maxBytes);
+  if (decoded instanceof Uint8Array) return decoded;
+  throw new RenderError([{ field, code: codes[decoded.problem], message: decoded.message }]);
+}
 
 /** Strips trailing '=' without a regex (/=+$/ rescans the whole string from every position). */
 function withoutPadding(text: string): string {

@@ -1,15 +1,13 @@
 // <img> sources and sizes. Only base64 data: URIs are drawn: an http(s),
 // relative or file: src is skipped without any request, so a document can
 // never make the worker fetch anything or reveal that it rendered.
-import * as v from 'valibot';
 import type { Image } from '../../lib/pdf.js';
-import { base64Bytes, RenderError } from '../common.js';
+import { decodeBase64, RenderError } from '../common.js';
 import { boxSize, MAX_IMAGE_BYTES } from '../images.js';
 
 /** `data:image/<type>[;param=value]*;base64,<data>` (RFC 2397). */
 const DATA_URI = /^data:image\/([a-z0-9.+-]+)((?:;[^,;]*)*);base64,/i;
 
-const decode = base64Bytes(MAX_IMAGE_BYTES);
 
 /**
  * The image bytes of an <img src>, or undefined when the src is not an
@@ -23,11 +21,12 @@ export function imageBytes(src: string, field: string): Uint8Array | undefined {
   const value = src.trim();
   const match = DATA_URI.exec(value);
   if (match === null || (match[1] as string).toLowerCase() === 'svg+xml') return undefined;
-  const decoded = v.safeParse(decode, value.slice(match[0].length));
-  if (!decoded.success) {
-    throw new RenderError([{ field, code: 'INVALID_IMAGE', message: `an <img> data: URI is not valid base64 (${decoded.issues[0].message})` }]);
+  const decoded = decodeBase64(value.slice(match[0].length), MAX_IMAGE_BYTES);
+  if (!(decoded instanceof Uint8Array)) {
+    const code = decoded.problem === 'too-large' ? 'IMAGE_TOO_LARGE' : 'INVALID_IMAGE';
+    throw new RenderError([{ field, code, message: `an <img> data: URI ${decoded.problem === 'too-large' ? 'is too large' : 'is not valid base64'} (${decoded.message})` }]);
   }
-  return decoded.output;
+  return decoded;
 }
 
 /** A width or height attribute: CSS pixels (0.75 pt each); percentages and junk are ignored, as for a missing attribute. */
@@ -39,9 +38,14 @@ export function pixelsToPoints(attribute: string | undefined): number | undefine
   return points > 0 ? Math.min(points, 14_400) : undefined;
 }
 
-/** The drawn size: the attributes (or the intrinsic size at 72 dpi), scaled down to the box width and the page height. */
+/**
+ * The drawn size: the attributes, else the intrinsic size in CSS pixels
+ * (0.75 pt each, as a browser shows an image with no width or height), scaled
+ * down to the box width and the page height.
+ */
 export function fitImage(image: Image, width: number | undefined, height: number | undefined, maxWidth: number, maxHeight: number): readonly [number, number] {
-  const [w, h] = boxSize(image, { width, height }, maxWidth);
+  const intrinsic = width === undefined && height === undefined ? image.width * 0.75 : undefined;
+  const [w, h] = boxSize(image, { width: width ?? intrinsic, height }, maxWidth);
   const scale = Math.min(1, maxWidth / w, maxHeight / h);
   return [w * scale, h * scale];
 }

@@ -5,7 +5,7 @@
 // bold/italic pick the variants registered for it.
 import * as v from 'valibot';
 import { FontError } from '../../lib/pdf.js';
-import { color, decodeBase64, fontSize, RenderError, type OperationType } from '../common.js';
+import { color, decodeBase64Field, fontSize, RenderError, type OperationType } from '../common.js';
 import { standardFamilyOf } from '../fonts.js';
 
 /** Fonts larger than this are refused; CJK fonts are 15-20 MB. */
@@ -41,8 +41,7 @@ export const setFont: OperationType<typeof schema> = {
       if (exact !== undefined || family in { Helvetica: 1, Times: 1, Courier: 1, Symbol: 1, ZapfDingbats: 1 }) {
         throw new RenderError([{ field: `${at}.family`, code: 'INVALID_VALUE', message: `"${family}" is a standard font; give a custom font another family name` }]);
       }
-      const bytes = fontData(op.data);
-      if (typeof bytes === 'string') throw new RenderError([{ field: `${at}.data`, code: 'INVALID_FORMAT', message: bytes }]);
+      const bytes = fontData(op.data, `${at}.data`);
       try {
         await context.fonts.register({ family, bold, italic }, bytes);
       } catch (error) {
@@ -81,11 +80,10 @@ const decodedFonts = new Map<string, Uint8Array>();
 let decodedBytes = 0;
 const DECODED_FONTS_MAX_BYTES = 128 * 1024 * 1024;
 
-function fontData(base64: string): Uint8Array | string {
+function fontData(base64: string, field: string): Uint8Array {
   const cached = decodedFonts.get(base64);
   if (cached !== undefined) return cached;
-  const decoded = decodeBase64(base64, MAX_FONT_BYTES);
-  if (typeof decoded === 'string') return decoded;
+  const decoded = decodeBase64Field(base64, MAX_FONT_BYTES, field, { 'too-large': 'TOO_LONG', invalid: 'INVALID_FORMAT' });
   if (decodedBytes + decoded.byteLength > DECODED_FONTS_MAX_BYTES) {
     decodedFonts.clear();
     decodedBytes = 0;

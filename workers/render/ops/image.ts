@@ -5,7 +5,7 @@
 // (points from the page's top-left corner) it is drawn on the current page
 // and leaves the cursor where it was. images.ts decodes, checks and sizes.
 import * as v from 'valibot';
-import { base64Bytes, points, type OperationType } from '../common.js';
+import { decodeBase64Field, points, type OperationType } from '../common.js';
 import { MAX_IMAGE_BYTES, boxSize, drawImage, flowImage, loadImage } from '../images.js';
 
 const schema = v.pipe(
@@ -15,7 +15,6 @@ const schema = v.pipe(
       v.string(),
       // A friendlier answer than "not base64" for the most likely mistake.
       v.check((text) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(text), 'must be the image bytes as base64 or a data: URI; URLs are never fetched'),
-      base64Bytes(MAX_IMAGE_BYTES),
     ),
     width: v.optional(v.pipe(points(), v.minValue(1))),
     height: v.optional(v.pipe(points(), v.minValue(1))),
@@ -40,7 +39,9 @@ const schema = v.pipe(
 export const addImage: OperationType<typeof schema> = {
   schema,
   async run(op, context, at) {
-    const image = await loadImage(context, op.data, `${at}.data`);
+    const field = `${at}.data`;
+    const bytes = decodeBase64Field(op.data, MAX_IMAGE_BYTES, field, { 'too-large': 'IMAGE_TOO_LARGE', invalid: 'INVALID_FORMAT' });
+    const image = await loadImage(context, bytes, field);
     const { flow } = context;
     if (op.x !== undefined && op.y !== undefined) {
       const [width, height] = boxSize(image, op, flow.width);
