@@ -24,8 +24,14 @@ async function renderTable(table: Partial<TableInput>, width?: number): Promise<
   const contents = flow.pages.map((page) => page.content());
   for (const content of contents) doc.addPage(content);
   const pdf = await doc.save();
-  // x of every text placement, in drawing order (`1 0 0 1 x y Tm`).
-  const textX = [...contents.map((c) => c.operators).join('\n').matchAll(/1 0 0 1 ([\d.]+) [\d.]+ Tm/g)].map((m) => Number(m[1]));
+  // x of every text placement, in drawing order: Td moves are relative to the
+  // previous line start within a text object (BT resets it to 0).
+  const textX: number[] = [];
+  let lineX = 0;
+  for (const op of contents.map((c) => c.operators).join('\n').matchAll(/\bBT\b|(-?[\d.]+) -?[\d.]+ Td/g)) {
+    if (op[0] === 'BT') lineX = 0;
+    else textX.push(Math.round((lineX += Number(op[1])) * 100) / 100);
+  }
   const links = contents.reduce((sum, c) => sum + c.links.length, 0);
   return { pages: (await pdfToText(pdf)).split('\f').filter((page) => page.trim() !== ''), layout: await pdfToText(pdf, true), textX, links };
 }

@@ -34,7 +34,7 @@ export interface Font {
   readonly descent: number;
   covers(codePoint: number): boolean;
   widthOf(text: string, size: number): number;
-  /** The text as a content-stream string operand (hex), recording glyphs for subsetting. */
+  /** The text as a content-stream string operand (literal or hex), recording glyphs for subsetting. */
   encode(text: string): string;
 }
 
@@ -266,7 +266,21 @@ class PdfLibFont implements Font {
 interface StandardMetrics {
   readonly characters: ReadonlySet<number>;
   readonly advance: ReadonlyMap<number, number>;
-  readonly hex: ReadonlyMap<number, string>;
+  /** Each character's byte as it goes inside a literal string: itself, or escaped. */
+  readonly literal: ReadonlyMap<number, string>;
+}
+
+/**
+ * A byte inside a PDF literal string (ISO 32000-1 section 7.3.4.2): printable
+ * ASCII as itself, the three delimiters escaped with a backslash, anything
+ * else as a three-digit octal escape. No byte a client sends can end the
+ * string early or become an operator. Literal strings are half the size of
+ * hex ones, which shortens the streams to build and to deflate.
+ */
+function literalByte(byte: number): string {
+  if (byte === 0x28 || byte === 0x29 || byte === 0x5c) return `\\${String.fromCharCode(byte)}`;
+  if (byte >= 0x20 && byte <= 0x7e) return String.fromCharCode(byte);
+  return `\\${byte.toString(8).padStart(3, '0')}`;
 }
 
 const standardMetrics = new Map<string, StandardMetrics>();
@@ -275,13 +289,14 @@ function metricsOf(name: string, native: PDFFont): StandardMetrics {
   if (metrics === undefined) {
     const characters = new Set(native.getCharacterSet());
     const advance = new Map<number, number>();
-    const hex = new Map<number, string>();
+    const literal = new Map<number, string>();
     for (const codePoint of characters) {
       const char = String.fromCodePoint(codePoint);
       advance.set(codePoint, native.widthOfTextAtSize(char, 1));
-      hex.set(codePoint, native.encodeText(char).asString());
+      // A standard font's code is one byte: its hex is two digits.
+      literal.set(codePoint, literalByte(Number.parseInt(native.encodeText(char).asString(), 16)));
     }
-    metrics = { characters, advance, hex };
+    metrics = { characters, advance, literal };
     standardMetrics.set(name, metrics);
   }
   return metrics;
@@ -310,11 +325,11 @@ class StandardFont implements Font {
   }
 
   encode(text: string): string {
-    const hex = this.metrics.hex;
-    let out = '<';
+    const literal = this.metrics.literal;
+    let out = '(';
     // Standard fonts encode single bytes from the BMP only; runs() never hands them anything else.
-    for (let i = 0; i < text.length; i++) out += hex.get(text.charCodeAt(i)) ?? '';
-    return `${out}>`;
+    for (let i = 0; i < text.length; i++) out += literal.get(text.charCodeAt(i)) ?? '';
+    return `${out})`;
   }
 }
 

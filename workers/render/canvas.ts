@@ -14,9 +14,14 @@ export interface Rgb {
 
 export const BLACK: Rgb = Object.freeze({ r: 0, g: 0, b: 0 });
 
-/** Compact decimal: two places are 1/7200 in, finer than any printer. */
+/** Two decimal places are 1/7200 in, finer than any printer. */
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+/** A compact decimal operand. */
 function n(value: number): string {
-  return String(Math.round(value * 100) / 100);
+  return String(round2(value));
 }
 
 function color(c: Rgb): string {
@@ -48,6 +53,9 @@ export class PageCanvas {
   #inText = false;
   #font: Font | undefined;
   #fontSize = 0;
+  /** Start of the current text line (Td is relative to it), as written: rounded to 2 decimals. */
+  #lineX = 0;
+  #lineY = 0;
   #state: GraphicsState = { fill: '0 0 0', stroke: '0 0 0', lineWidth: '1' };
   readonly #saved: GraphicsState[] = [];
 
@@ -61,13 +69,15 @@ export class PageCanvas {
    * top). Returns the width drawn.
    */
   text(runs: readonly Run[], x: number, baseline: number, size: number, fill: Rgb, decoration: TextDecoration = {}): number {
-    const y = n(this.height - baseline);
+    const y = round2(this.height - baseline);
     const ops = this.#ops;
     if (!this.#inText) {
       ops.push('BT');
       this.#inText = true;
-      // Tf is part of the text state, which does not outlive the text object.
+      // Tf and the line matrix are text state, which does not outlive the text object.
       this.#font = undefined;
+      this.#lineX = 0;
+      this.#lineY = 0;
     }
     this.#fill(fill);
     let cursor = x;
@@ -78,7 +88,11 @@ export class PageCanvas {
         this.#font = run.font;
         this.#fontSize = size;
       }
-      ops.push(`1 0 0 1 ${n(cursor)} ${y} Tm ${run.font.encode(run.text)} Tj`);
+      // Relative moves (Td) from rounded positions: shorter than a full Tm, and no drift.
+      const at = round2(cursor);
+      ops.push(`${n(at - this.#lineX)} ${n(y - this.#lineY)} Td ${run.font.encode(run.text)} Tj`);
+      this.#lineX = at;
+      this.#lineY = y;
       cursor += run.font.widthOf(run.text, size);
     }
     const width = cursor - x;
