@@ -59,3 +59,28 @@ export async function pdfFonts(pdf: Uint8Array): Promise<PdfFont[]> {
       return { name: match[1] as string, type: match[2] as string, embedded: match[4] === 'yes', subset: match[5] === 'yes' };
     });
 }
+
+export interface WordBox {
+  readonly page: number;
+  readonly word: string;
+  readonly xMin: number;
+  readonly yMin: number;
+  readonly xMax: number;
+  readonly yMax: number;
+}
+
+/** Every word with its box in points from the page's top-left (`pdftotext -bbox`), in reading order. */
+export async function wordBoxes(pdf: Uint8Array): Promise<WordBox[]> {
+  const html = await withFile(pdf, async (path) => (await run('pdftotext', ['-bbox', path, '-'], { maxBuffer: 64 * 1024 * 1024 })).stdout);
+  const words: WordBox[] = [];
+  let page = 0;
+  for (const match of html.matchAll(/<page |<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)) {
+    if (match[0] === '<page ') {
+      page += 1;
+      continue;
+    }
+    const decoded = (match[5] as string).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+    words.push({ page, word: decoded, xMin: Number(match[1]), yMin: Number(match[2]), xMax: Number(match[3]), yMax: Number(match[4]) });
+  }
+  return words;
+}

@@ -165,8 +165,20 @@ export class PageCanvas {
     }
   }
 
+  /**
+   * A link area. Text is drawn word by word, so a link of several words
+   * arrives in pieces; pieces on the same line with the same target merge
+   * into one annotation (one click target, as a reader expects).
+   */
   link(x: number, top: number, width: number, height: number, uri: string): void {
-    this.#links.push({ x, y: this.height - top - height, width, height, uri });
+    const y = this.height - top - height;
+    const last = this.#links[this.#links.length - 1];
+    // Adjacent: on the same line and no further apart than a wide space.
+    if (last !== undefined && last.uri === uri && last.y === y && last.height === height && x >= last.x && x - (last.x + last.width) <= height) {
+      this.#links[this.#links.length - 1] = { ...last, width: x + width - last.x };
+      return;
+    }
+    this.#links.push({ x, y, width, height, uri });
   }
 
   content(): PageContent {

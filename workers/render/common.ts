@@ -131,13 +131,12 @@ export function withGlyphCheck<T>(field: string, layout: () => T): T {
     if (!(error instanceof MissingGlyphsError)) throw error;
     const listed = error.characters.slice(0, 20).map(describeCharacter).join(', ');
     const more = error.characters.length > 20 ? ` and ${error.characters.length - 20} more` : '';
-    throw new RenderError([
-      {
-        field,
-        code: 'UNSUPPORTED_CHARACTERS',
-        message: `No available font can draw ${listed}${more} (tried ${error.fontName} and the built-in Unicode fallback); register a font that has them with set_font.`,
-      },
-    ]);
+    // Control characters and unpaired surrogates are not text any font could draw: say so, rather than suggest a font.
+    const notText = error.characters.every((char) => /^[\p{Cc}\p{Cs}]$/u.test(char));
+    const message = notText
+      ? `The text holds ${listed}${more}: control characters and unpaired surrogates cannot be drawn; remove them.`
+      : `No available font can draw ${listed}${more} (tried ${error.fontName} and the built-in Unicode fallback); register a font that has them with set_font.`;
+    throw new RenderError([{ field, code: 'UNSUPPORTED_CHARACTERS', message }]);
   }
 }
 
