@@ -55,6 +55,10 @@ const EnvSchema = v.object({
   PLATEN_AUTH_FAILURES_PER_MIN: v.optional(integer(1, 1_000_000), '30'),
   PLATEN_SHUTDOWN_GRACE_MS: v.optional(integer(0, 600_000), '10000'),
   PLATEN_MAX_PAGES: v.optional(integer(1, 1_000_000), '2000'),
+  PLATEN_DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
+  PLATEN_JOB_RETENTION_S: v.optional(integer(1, 365 * 24 * 3600), String(24 * 3600)),
+  PLATEN_JOB_CONCURRENCY: v.optional(integer(1, 256)),
+  PLATEN_JOB_TIMEOUT_MS: v.optional(integer(100, 24 * 3_600_000), '600000'),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;
@@ -84,6 +88,12 @@ export interface Config {
   readonly shutdownGraceMs: number;
   /** Pages one render may produce: a work budget, so a small request cannot hold a worker until the timeout. */
   readonly maxPages: number;
+  /** Where the embedded mode keeps job records, request bodies and results. */
+  readonly dataDir: string;
+  readonly jobRetentionMs: number;
+  /** Jobs running at once; below the worker count so a backlog never starves synchronous renders. */
+  readonly jobConcurrency: number;
+  readonly jobTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -139,5 +149,9 @@ function fromEnv(env: Env): Config {
     authFailuresPerMinute: env.PLATEN_AUTH_FAILURES_PER_MIN,
     shutdownGraceMs: env.PLATEN_SHUTDOWN_GRACE_MS,
     maxPages: env.PLATEN_MAX_PAGES,
+    dataDir: env.PLATEN_DATA_DIR,
+    jobRetentionMs: env.PLATEN_JOB_RETENTION_S * 1000,
+    jobConcurrency: env.PLATEN_JOB_CONCURRENCY ?? Math.max(1, env.PLATEN_WORKERS - 1),
+    jobTimeoutMs: env.PLATEN_JOB_TIMEOUT_MS,
   };
 }

@@ -18,6 +18,10 @@ import { WorkerPool } from './pool/pool.js';
 import { capabilitiesRoute } from './render/capabilities.js';
 import { probeRoutes } from './render/probes.js';
 import { renderRoute } from './render/render.js';
+import { jobRoutes } from './render/jobs.js';
+import { JobRunner } from './jobs/runner.js';
+import { FileJobStore } from './store/file-job-store.js';
+import { MemoryIdempotencyStore } from './store/idempotency.js';
 
 export interface ServerOptions {
   readonly logger: Logger;
@@ -65,6 +69,20 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 
   await pool.warm();
 
+  const jobs = await FileJobStore.open(config.dataDir, logger);
+  const idempotency = new MemoryIdempotencyStore(jobs.all(), (id) => jobs.get(id) !== undefined);
+  const runner = new JobRunner({
+    store: jobs,
+    pool,
+    concurrency: config.jobConcurrency,
+    timeoutMs: config.jobTimeoutMs,
+    maxPages: config.maxPages,
+    retentionMs: config.jobRetentionMs,
+    logger,
+    onRemoved: (job) => job.idempotency !== null && idempotency.forget(job.owner, job.idempotency.key),
+  });
+  await runner.recover();
+
   const lifecycle = new Lifecycle();
   const health = new Health(pool, keys, lifecycle, config.version, config.edition);
   const deps: PipelineDeps = {
@@ -81,6 +99,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     healthRoute(health),
     capabilitiesRoute(() => routes, config.version),
     renderRoute(pool, config.maxPages),
+    ...jobRoutes({ pool, store: jobs, runner, idempotency, apiVersion: config.version }),
     ...(options.extraRoutes ?? []),
   ].filter((route) => route.auth === 'none' || tierIncludes(config.edition, route.auth));
 
@@ -99,6 +118,8 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       // Closes the keep-alive connections that are still open.
       (app as unknown as { close(): void }).close();
       keys.close();
+      // Running jobs are stopped and stay `running` on disk: they run again after a restart.
+      await runner.close();
       await pool.close();
     })());
 

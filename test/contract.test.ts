@@ -265,7 +265,7 @@ test('a running server answers as the contracts say', async (t) => {
       assert.equal(response.headers.get('x-request-id'), `contract-${tier}.1`);
       const body = (await assertMatchesContract(render, 'get', '/api/v1/capabilities', response)) as { data: Node; meta: Node };
       assert.equal(body.data.tier, tier);
-      assert.deepEqual(body.data.operations, ['render']);
+      assert.deepEqual(body.data.operations, ['render', 'jobs']);
       assert.equal(body.meta.api_version, packageVersion);
       assert.equal(body.meta.request_id, `contract-${tier}.1`);
     }
@@ -317,9 +317,9 @@ test('a running server answers as the contracts say', async (t) => {
   });
 
   await t.test('404 not-found: unknown paths, and accelerator routes not in this version', async () => {
-    const response = await fetch(`${base}/api/v1/jobs`, { headers: bearer(KEYS.enterprise) });
+    const response = await fetch(`${base}/api/v1/sessions`, { headers: bearer(KEYS.enterprise) });
     const body = (await assertMatchesResponse(render, 'NotFound', 404, response)) as Node;
-    assert.equal(body.instance, '/api/v1/jobs');
+    assert.equal(body.instance, '/api/v1/sessions');
     await assertMatchesResponse(accel, 'NotFound', 404, await fetch(`${base}/v1/font/subset`, postJson(KEYS.enterprise, {})));
     await assertMatchesResponse(accel, 'NotFound', 404, await fetch(`${base}/metrics`));
   });

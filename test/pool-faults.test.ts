@@ -5,26 +5,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, get } from 'node:http';
 import { postJson, readProblem, textDocument } from './helpers/http.js';
+import { gate } from './helpers/gate.js';
 import { FAULT_WORKER, startTestServer } from './helpers/server.js';
 
-function gate() {
-  const buffer = new SharedArrayBuffer(8);
-  const view = new Int32Array(buffer);
-  return {
-    workerData: { gate: buffer },
-    /** Resolves once `count` workers are blocked at the gate. */
-    async blocked(count: number): Promise<void> {
-      while (Atomics.load(view, 1) < count) {
-        const result = Atomics.waitAsync(view, 1, Atomics.load(view, 1), 5_000);
-        if (result.async) await result.value;
-      }
-    },
-    open(): void {
-      Atomics.store(view, 0, 1);
-      Atomics.notify(view, 0);
-    },
-  };
-}
 
 const faulty = (fault: string) => ({ ...textDocument('after the fault'), fault });
 

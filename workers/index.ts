@@ -1,4 +1,4 @@
 // The worker module Piscina loads: one named export per task (TaskName in
 // protocol.ts). Workers never touch HTTP, uWS, Redis or anything in src/.
-export { render } from './render/task.js';
+export { render, validate } from './render/task.js';
 export { warm } from './warm.js';

@@ -7,7 +7,7 @@
 // crossing postMessage arrives as a plain Error with its `code` gone.
 
 /** The named exports of workers/index.ts. */
-export type TaskName = 'render' | 'warm';
+export type TaskName = 'render' | 'validate' | 'warm';
 
 export interface TaskInput<Options = Record<string, unknown>> {
   /** The request body, in its own ArrayBuffer, transferred (not copied) to the worker. */
@@ -64,6 +64,12 @@ export type Outcome =
 export interface RenderOptions {
   /** Pages one document may have; past it the task fails with `invalid`. */
   readonly maxPages: number;
+  /**
+   * For jobs: an Int32 in shared memory that the task sets to its progress
+   * (0-100) as operations are laid out, read by the main thread when a
+   * client polls. Shared memory, because a running task sends no messages.
+   */
+  readonly progress?: SharedArrayBuffer;
 }
 
 export type Task<Options = Record<string, unknown>> = (input: TaskInput<Options>) => Promise<Outcome>;

@@ -5,12 +5,20 @@
 // buffer instead of Buffer.concat per chunk (fastify rawBody, hono
 // body-limit). The cap is enforced on the declared length before anything is
 // read, and on the bytes received as they arrive.
+import { createHash } from 'node:crypto';
 import type { HttpResponse } from './uws.js';
 
 export interface Body {
   /** Holds the body in bytes [0, length); may be larger than the body. */
   readonly buffer: ArrayBuffer;
   readonly length: number;
+  /**
+   * SHA-256 (hex) of the bytes, when the route asked for it (Idempotency-Key
+   * fingerprints). Hashed chunk by chunk as the bytes arrive: ~1.5 GB/s
+   * here, about 0.3 ms per 512 KiB chunk, so the event loop is never held
+   * for long even by a 64 MiB body.
+   */
+  readonly sha256?: string;
 }
 
 export type BodyFailure = 'too-large' | 'length-mismatch' | 'aborted';
@@ -36,7 +44,8 @@ const DECLARED_PREALLOCATION_MAX = 1024 * 1024;
  * uWS drops the data that arrives meanwhile. `declared` is the parsed
  * Content-Length, or undefined for a chunked body.
  */
-export function readBody(res: HttpResponse, declared: number | undefined, limit: number, signal: AbortSignal): Promise<Body> {
+export function readBody(res: HttpResponse, declared: number | undefined, limit: number, signal: AbortSignal, fingerprint = false): Promise<Body> {
+  const hash = fingerprint ? createHash('sha256') : undefined;
   return new Promise((resolve, reject) => {
     let buffer = new ArrayBuffer(declared !== undefined ? Math.min(declared, DECLARED_PREALLOCATION_MAX) : Math.min(INITIAL_CAPACITY, limit));
     let bytes = new Uint8Array(buffer);
@@ -63,12 +72,14 @@ export function readBody(res: HttpResponse, declared: number | undefined, limit:
           buffer = grown;
           bytes = view;
         }
-        bytes.set(new Uint8Array(chunk), length);
+        const view = new Uint8Array(chunk);
+        bytes.set(view, length);
+        hash?.update(view);
         length += size;
         if (!isLast) return;
         if (declared !== undefined && length !== declared) return fail('length-mismatch');
         settled = true;
-        resolve({ buffer, length });
+        resolve({ buffer, length, sha256: hash?.digest('hex') });
       } catch {
         fail('too-large');
       }

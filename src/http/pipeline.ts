@@ -74,7 +74,7 @@ function run(route: Route, x: Exchange, res: HttpResponse): void {
     }
     if (declared === 0 || (declared === undefined && request.headers['transfer-encoding'] === '')) return missingBody(x);
     x.bodyPending = true;
-    body = readBody(res, declared, config.maxBodyBytes, x.reply.signal);
+    body = readBody(res, declared, config.maxBodyBytes, x.reply.signal, route.fingerprint?.(request) === true);
     // Settled in finish(); this keeps an early rejection from being reported as unhandled.
     body.catch(() => undefined);
   }

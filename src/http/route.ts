@@ -22,6 +22,8 @@ export interface Route {
   readonly body: 'json' | 'none';
   /** Operation name listed by /api/v1/capabilities, for routes that are operations. */
   readonly operation?: string;
+  /** Hash the body as it arrives (Body.sha256) when this says so, e.g. when an Idempotency-Key is sent. */
+  readonly fingerprint?: (request: IncomingRequest) => boolean;
   handle(context: RouteContext): RouteResult | Promise<RouteResult>;
 }
 

@@ -39,6 +39,13 @@ export type PoolResult =
   | { readonly ok: true; readonly outcome: Outcome; readonly roundTripMs: number }
   | ({ readonly ok: false } & PoolFailure);
 
+export interface RunOptions {
+  /** Overrides the pool's processing timeout (jobs have their own). */
+  readonly timeoutMs?: number;
+  /** How long a running task may go on after `signal` fires (a cancelled job: 0). */
+  readonly abortGraceMs?: number;
+}
+
 export interface PoolStats {
   readonly total: number;
   readonly busy: number;
@@ -108,7 +115,7 @@ export class WorkerPool {
    * touch it afterwards. `signal` lets the caller abandon the task (client
    * disconnect); the processing timeout is applied here.
    */
-  async run(name: TaskName, input: TaskInput, signal: AbortSignal): Promise<PoolResult> {
+  async run(name: TaskName, input: TaskInput, signal: AbortSignal, options: RunOptions = {}): Promise<PoolResult> {
     // A caller that left during an earlier await (a store, a limiter) gets no task.
     if (signal.aborted) return { ok: false, reason: 'aborted' };
     if (this.#inFlight >= this.options.threads + this.options.maxQueue) {
@@ -125,7 +132,7 @@ export class WorkerPool {
     const timer = setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, this.options.timeoutMs);
+    }, options.timeoutMs ?? this.options.timeoutMs);
     // A caller that goes away aborts its task, but not at once: aborting a
     // *running* task terminates its thread, and a cold replacement costs far
     // more than letting a short task end (measured: a disconnect during a 2 ms
@@ -133,7 +140,7 @@ export class WorkerPool {
     // stopped ABORT_GRACE_MS after the caller left.
     let graceTimer: NodeJS.Timeout | undefined;
     const onCallerAbort = () => {
-      graceTimer = setTimeout(() => controller.abort(), ABORT_GRACE_MS);
+      graceTimer = setTimeout(() => controller.abort(), options.abortGraceMs ?? ABORT_GRACE_MS);
     };
     signal.addEventListener('abort', onCallerAbort, { once: true });
     const started = performance.now();

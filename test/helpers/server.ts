@@ -2,6 +2,9 @@
 // swap in fixture workers and share a SharedArrayBuffer with them) or as a
 // child process (for what only a process shows: its log output and signals).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
@@ -21,9 +24,21 @@ export type TestServerOptions = Omit<ServerOptions, 'logger'>;
 
 export const FAULT_WORKER = fileURLToPath(new URL('../fixtures/fault-worker.js', import.meta.url));
 
-/** Defaults a test may override: two workers, the three test keys, quiet but captured logs. */
+/** Defaults a test may override: two workers, the three test keys, quiet but captured logs, a data directory of its own. */
 export function testEnv(env: Record<string, string> = {}): Record<string, string> {
-  return { PLATEN_PORT: '0', PLATEN_WORKERS: '2', PLATEN_API_KEYS: KEY_ENTRIES, PLATEN_LOG_LEVEL: 'info', ...env };
+  return { PLATEN_PORT: '0', PLATEN_WORKERS: '2', PLATEN_API_KEYS: KEY_ENTRIES, PLATEN_LOG_LEVEL: 'info', PLATEN_DATA_DIR: temporaryDataDir(), ...env };
+}
+
+const dataDirs: string[] = [];
+process.once('exit', () => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh data directory; removed when the test process exits. */
+export function temporaryDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'platen-data-'));
+  dataDirs.push(dir);
+  return dir;
 }
 
 export async function startTestServer(env: Record<string, string> = {}, options: TestServerOptions = {}): Promise<TestServer> {

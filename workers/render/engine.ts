@@ -26,6 +26,8 @@ export const DEFAULT_STYLE: TextStyle = Object.freeze({
 
 export interface RenderLimits {
   readonly maxPages: number;
+  /** Called as operations complete, with 0-99; 100 is the saved document. */
+  readonly onProgress?: (percent: number) => void;
 }
 
 export async function renderDocument(request: RenderRequest, limits: RenderLimits): Promise<Uint8Array> {
@@ -51,6 +53,8 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
         },
       ]);
     }
+    // Layout is most of the work; saving takes the last few percent.
+    limits.onProgress?.(Math.floor((95 * (index + 1)) / request.operations.length));
   }
   // A PDF needs a page; a request of only set_font gets a blank one.
   if (flow.pages.length === 0) flow.newPage();

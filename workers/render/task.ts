@@ -12,24 +12,49 @@ import { RenderRequest, normalizeAliases } from './schema.js';
 /** Used when the task is called without options (tests, benchmarks); the server always sends its own. */
 const DEFAULT_OPTIONS: RenderOptions = { maxPages: 2000 };
 
-export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<Outcome> {
-  const started = performance.now();
-  const timings = () => ({ taskMs: performance.now() - started });
+type Checked = { ok: true; request: RenderRequest } | { ok: false; outcome: Outcome };
 
+/** Parses and validates a RenderRequest body; a failure is the Outcome to return. */
+function check(input: TaskInput, started: number): Checked {
+  const timings = () => ({ taskMs: performance.now() - started });
   const parsed = parseJson(input.body, input.length);
-  if (!parsed.ok) return { ok: false, code: 'malformed', detail: parsed.detail, timings: timings() };
+  if (!parsed.ok) return { ok: false, outcome: { ok: false, code: 'malformed', detail: parsed.detail, timings: timings() } };
   if (!isJsonObject(parsed.value)) {
-    return { ok: false, code: 'invalid', detail: NOT_AN_OBJECT.message, errors: [NOT_AN_OBJECT], timings: timings() };
+    return { ok: false, outcome: { ok: false, code: 'invalid', detail: NOT_AN_OBJECT.message, errors: [NOT_AN_OBJECT], timings: timings() } };
   }
   const validated = v.safeParse(RenderRequest, normalizeAliases(parsed.value));
   if (!validated.success) {
     const errors = toFieldErrors(validated.issues);
-    return { ok: false, code: 'invalid', detail: summarize(errors), errors, timings: timings() };
+    return { ok: false, outcome: { ok: false, code: 'invalid', detail: summarize(errors), errors, timings: timings() } };
   }
+  return { ok: true, request: validated.output };
+}
 
+/**
+ * The `validate` task: what POST /jobs runs before accepting a job, so that
+ * an invalid request is a 422 at once rather than a failed job later.
+ * Problems found only while laying out (a missing glyph, the page budget)
+ * still fail the job. The body comes back (transferred again, not copied):
+ * the main thread stores it as the job's request.
+ */
+export async function validate(input: TaskInput): Promise<Outcome> {
+  const started = performance.now();
+  const checked = check(input, started);
+  if (!checked.ok) return checked.outcome;
+  return movable({ ok: true, value: { body: input.body, mediaType: 'application/json' }, timings: { taskMs: performance.now() - started } });
+}
+
+export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<Outcome> {
+  const started = performance.now();
+  const timings = () => ({ taskMs: performance.now() - started });
+  const checked = check(input, started);
+  if (!checked.ok) return checked.outcome;
+
+  const progress = input.options.progress === undefined ? undefined : new Int32Array(input.options.progress);
+  const onProgress = progress === undefined ? undefined : (percent: number) => Atomics.store(progress, 0, percent);
   let pdf: Uint8Array;
   try {
-    pdf = await renderDocument(validated.output, { ...DEFAULT_OPTIONS, ...input.options });
+    pdf = await renderDocument(checked.request, { ...DEFAULT_OPTIONS, ...input.options, onProgress });
   } catch (error) {
     if (!(error instanceof RenderError)) throw error;
     return { ok: false, code: 'invalid', detail: summarize(error.errors), errors: error.errors, timings: timings() };

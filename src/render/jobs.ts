@@ -1,0 +1,164 @@
+// The job routes (render spec section 4): submit, poll, cancel or remove,
+// download. A job belongs to the client that made it: any other key gets
+// 404, exactly as for a job that does not exist.
+import { randomBytes } from 'node:crypto';
+import { dispatch } from '../http/dispatch.js';
+import { renderEnvelope } from '../http/envelope.js';
+import { HttpProblem } from '../http/problem.js';
+import type { Route, RouteContext, RouteResult } from '../http/route.js';
+import type { JobRunner } from '../jobs/runner.js';
+import type { WorkerPool } from '../pool/pool.js';
+import type { IdempotencyStore } from '../store/idempotency.js';
+import { TERMINAL, type JobRecord, type JobStore } from '../store/jobs.js';
+
+export interface JobRoutesDeps {
+  readonly pool: WorkerPool;
+  readonly store: JobStore;
+  readonly runner: JobRunner;
+  readonly idempotency: IdempotencyStore;
+  readonly apiVersion: string;
+}
+
+/** Printable ASCII, 1-255 characters: what clients use (UUIDs, ULIDs, order numbers) and safe to log. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** How soon a client should poll again while a job is not finished (seconds). */
+const POLL_AFTER_SECONDS = 1;
+
+export function jobRoutes(deps: JobRoutesDeps): Route[] {
+  const { store, runner } = deps;
+
+  const view = (job: JobRecord) => ({
+    job_id: job.id,
+    status: job.status,
+    created_at: job.createdAt,
+    started_at: job.startedAt,
+    completed_at: job.completedAt,
+    error: job.error,
+    progress: runner.progress(job),
+    poll_url: `/api/v1/jobs/${job.id}`,
+    result_url: job.status === 'completed' ? `/api/v1/jobs/${job.id}/result` : null,
+  });
+
+  const answer = (context: RouteContext, status: number, job: JobRecord, headers: Array<[string, string]> = []): RouteResult => {
+    if (!TERMINAL.has(job.status)) headers.push(['Retry-After', String(POLL_AFTER_SECONDS)]);
+    return {
+      status,
+      mediaType: 'application/json',
+      body: renderEnvelope(JSON.stringify(view(job)), { requestId: context.requestId, receivedAt: context.receivedAt, apiVersion: deps.apiVersion }),
+      headers,
+    };
+  };
+
+  /** The caller's own job, or 404 (the same answer whether it is someone else's or does not exist). */
+  const own = (context: RouteContext): JobRecord => {
+    const job = store.get(context.request.params[0] ?? '');
+    if (job === undefined || job.owner !== context.principal?.label) {
+      throw new HttpProblem('not-found', { detail: 'There is no such job for this key (it may have been removed after its retention period).' });
+    }
+    return job;
+  };
+
+  const submit: Route = {
+    method: 'POST',
+    path: '/api/v1/jobs',
+    family: 'render',
+    auth: 'core',
+    body: 'json',
+    operation: 'jobs',
+    fingerprint: (request) => request.headers['idempotency-key'] !== '',
+    async handle(context) {
+      const owner = context.principal?.label as string;
+      const key = context.request.headers['idempotency-key'];
+      if (key !== '' && !IDEMPOTENCY_KEY.test(key)) {
+        throw new HttpProblem('bad-request', { detail: 'The Idempotency-Key header must be 1-255 printable ASCII characters without spaces.' });
+      }
+      if (key === '') {
+        const job = await accept(context, owner, null);
+        return answer(context, 201, job, [['Location', `/api/v1/jobs/${job.id}`]]);
+      }
+
+      const fingerprint = context.body.sha256 as string;
+      const claim = await deps.idempotency.claim(owner, key, fingerprint);
+      if (claim.kind === 'conflict') {
+        throw new HttpProblem('idempotency-conflict', { detail: 'This Idempotency-Key was already used with a different body; use a new key for a different request.' });
+      }
+      if (claim.kind === 'replay') {
+        const job = store.get(claim.jobId) as JobRecord;
+        return answer(context, 201, job, [['Location', `/api/v1/jobs/${job.id}`], ['Idempotent-Replayed', 'true']]);
+      }
+      try {
+        const job = await accept(context, owner, { key, fingerprint });
+        claim.commit(job.id);
+        return answer(context, 201, job, [['Location', `/api/v1/jobs/${job.id}`]]);
+      } catch (error) {
+        // Refused before the job existed (422, 503, ...): nothing is stored, the client may retry.
+        claim.release();
+        throw error;
+      }
+    },
+  };
+
+  /** Validates the request in a worker, stores the job durably, then queues it. */
+  const accept = async (context: RouteContext, owner: string, idempotency: JobRecord['idempotency']): Promise<JobRecord> => {
+    const length = context.body.length;
+    const checked = await dispatch(deps.pool, context, 'validate');
+    const job: JobRecord = {
+      id: `job_${randomBytes(12).toString('hex')}`,
+      owner,
+      status: 'pending',
+      createdAt: new Date().toISOString(),
+      startedAt: null,
+      completedAt: null,
+      error: null,
+      idempotency,
+    };
+    await store.create(job, new Uint8Array(checked.body, 0, length));
+    runner.enqueue(job.id);
+    return job;
+  };
+
+  return [
+    submit,
+    {
+      method: 'GET',
+      path: '/api/v1/jobs/:id',
+      family: 'render',
+      auth: 'core',
+      body: 'none',
+      handle: (context) => answer(context, 200, own(context)),
+    },
+    {
+      method: 'DELETE',
+      path: '/api/v1/jobs/:id',
+      family: 'render',
+      auth: 'core',
+      body: 'none',
+      async handle(context) {
+        const job = own(context);
+        if (!TERMINAL.has(job.status)) return answer(context, 200, (await runner.cancel(job.id)) ?? job);
+        await store.remove(job.id);
+        if (job.idempotency !== null) deps.idempotency.forget(job.owner, job.idempotency.key);
+        return { status: 204, mediaType: 'application/json', body: '' };
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/v1/jobs/:id/result',
+      family: 'render',
+      auth: 'core',
+      body: 'none',
+      async handle(context) {
+        const job = own(context);
+        if (job.status !== 'completed') {
+          throw new HttpProblem('job-not-completed', {
+            detail: `The job is ${job.status}; its result can be downloaded once it is completed${TERMINAL.has(job.status) ? ', which it will not be' : ''}.`,
+            retryAfter: TERMINAL.has(job.status) ? undefined : POLL_AFTER_SECONDS,
+          });
+        }
+        const pdf = await store.result(job.id);
+        if (pdf === undefined) throw new HttpProblem('not-found', { detail: 'The job result is no longer available.' });
+        return { status: 200, mediaType: 'application/pdf', body: pdf, headers: [['Content-Disposition', `attachment; filename="${job.id}.pdf"`]] };
+      },
+    },
+  ];
+}

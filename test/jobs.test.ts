@@ -1,0 +1,231 @@
+// Async jobs (embedded mode): submit, poll, download, cancel, remove,
+// ownership, idempotency, durability across a restart, retention, and the
+// guarantee that a job backlog does not starve synchronous renders.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KEYS, bearer } from './helpers/keys.js';
+import { postJson, readProblem, textDocument } from './helpers/http.js';
+import { pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
+import { gate } from './helpers/gate.js';
+import { FAULT_WORKER, startTestServer, temporaryDataDir, type TestServer } from './helpers/server.js';
+
+interface Job {
+  job_id: string;
+  status: string;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  error: string | null;
+  progress: number | null;
+  poll_url: string;
+  result_url: string | null;
+}
+
+const submit = (s: TestServer, body: unknown, headers: Record<string, string> = {}) => postJson(s.base, '/api/v1/jobs', body, headers);
+const read = async (response: Response): Promise<Job> => ((await response.json()) as { data: Job }).data;
+const poll = (s: TestServer, id: string, key: string = KEYS.enterprise) => fetch(`${s.base}/api/v1/jobs/${id}`, { headers: bearer(key) });
+
+async function until(s: TestServer, id: string, status: string, timeoutMs = 15_000): Promise<Job> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await read(await poll(s, id));
+    if (job.status === status) return job;
+    if (Date.now() > deadline) throw new Error(`job ${id} is ${job.status}, not ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+
+describe('jobs', () => {
+  test('submit, poll with Retry-After, download: the PDF checks and holds the text', async (t) => {
+    const s = await startTestServer();
+    t.after(() => s.close());
+    const response = await submit(s, textDocument('rendered as a job'));
+    assert.equal(response.status, 201);
+    const job = await read(response);
+    assert.match(job.job_id, /^job_[a-f0-9]{24}$/);
+    assert.equal(response.headers.get('location'), `/api/v1/jobs/${job.job_id}`);
+    assert.equal(job.poll_url, `/api/v1/jobs/${job.job_id}`);
+    assert.ok(['pending', 'running', 'completed'].includes(job.status));
+    const done = await until(s, job.job_id, 'completed');
+    assert.equal(done.progress, 100);
+    assert.equal(done.result_url, `/api/v1/jobs/${job.job_id}/result`);
+    assert.ok(done.started_at !== null && done.completed_at !== null);
+    assert.equal((await poll(s, job.job_id)).headers.get('retry-after'), null, 'no Retry-After once finished');
+    const result = await fetch(`${s.base}${done.result_url}`, { headers: bearer(KEYS.enterprise) });
+    assert.equal(result.status, 200);
+    assert.equal(result.headers.get('content-type'), 'application/pdf');
+    const pdf = new Uint8Array(await result.arrayBuffer());
+    await qpdfCheck(pdf);
+    assert.match(await pdfToText(pdf), /rendered as a job/);
+  });
+
+  test('an invalid request is a 422 at submission, and no job is made', async (t) => {
+    const s = await startTestServer();
+    t.after(() => s.close());
+    const response = await submit(s, { operations: [], page_size: 'Z9' });
+    assert.equal(response.status, 422);
+    assert.equal((await readProblem(response)).slug, 'validation-failed');
+  });
+
+  test('while running: Retry-After on polls, progress, 409 job-not-completed for the result; DELETE cancels and frees the worker', async (t) => {
+    const g = gate();
+    const s = await startTestServer({}, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    const job = await read(await submit(s, { ...textDocument('slow'), fault: 'block' }));
+    await g.blocked(1);
+    const running = await until(s, job.job_id, 'running');
+    assert.equal((await poll(s, job.job_id)).headers.get('retry-after'), '1');
+    assert.equal(typeof running.progress, 'number');
+    const early = await fetch(`${s.base}/api/v1/jobs/${job.job_id}/result`, { headers: bearer(KEYS.enterprise) });
+    assert.equal(early.status, 409);
+    assert.equal((await readProblem(early)).slug, 'job-not-completed');
+
+    const cancelled = await fetch(`${s.base}/api/v1/jobs/${job.job_id}`, { method: 'DELETE', headers: bearer(KEYS.enterprise) });
+    assert.equal(cancelled.status, 200);
+    assert.equal((await read(cancelled)).status, 'cancelled');
+    // The blocked task was aborted (its thread replaced), not left holding the worker.
+    for (let i = 0; i < 200 && s.server.pool.stats.busy > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.equal(s.server.pool.stats.busy, 0);
+    assert.equal((await postJson(s.base, '/api/v1/render', textDocument('sync after cancel'))).status, 200);
+    // A finished (cancelled) job is removed by a second DELETE.
+    assert.equal((await fetch(`${s.base}/api/v1/jobs/${job.job_id}`, { method: 'DELETE', headers: bearer(KEYS.enterprise) })).status, 204);
+    assert.equal((await poll(s, job.job_id)).status, 404);
+    g.open();
+  });
+
+  test('a completed job is removed by DELETE (204); then everything about it is 404', async (t) => {
+    const s = await startTestServer();
+    t.after(() => s.close());
+    const job = await read(await submit(s, textDocument('x')));
+    await until(s, job.job_id, 'completed');
+    const removed = await fetch(`${s.base}/api/v1/jobs/${job.job_id}`, { method: 'DELETE', headers: bearer(KEYS.enterprise) });
+    assert.equal(removed.status, 204);
+    assert.equal((await poll(s, job.job_id)).status, 404);
+    assert.equal((await fetch(`${s.base}/api/v1/jobs/${job.job_id}/result`, { headers: bearer(KEYS.enterprise) })).status, 404);
+  });
+
+  test('jobs belong to their client: another key gets 404, like a job that does not exist', async (t) => {
+    const s = await startTestServer();
+    t.after(() => s.close());
+    const job = await read(await submit(s, textDocument('private')));
+    await until(s, job.job_id, 'completed');
+    const missing = await (await poll(s, 'job_000000000000000000000000', KEYS.core)).text();
+    for (const response of [
+      await poll(s, job.job_id, KEYS.core),
+      await fetch(`${s.base}/api/v1/jobs/${job.job_id}/result`, { headers: bearer(KEYS.core) }),
+      await fetch(`${s.base}/api/v1/jobs/${job.job_id}`, { method: 'DELETE', headers: bearer(KEYS.core) }),
+    ]) {
+      assert.equal(response.status, 404);
+      const problem = await readProblem(response);
+      assert.equal(problem.slug, 'not-found');
+      assert.equal(problem.detail, (JSON.parse(missing) as { detail: string }).detail, 'indistinguishable from a missing job');
+    }
+    assert.equal((await poll(s, job.job_id)).status, 200, 'still there for its owner');
+  });
+
+  test('a failing job is reported as failed with the reason', async (t) => {
+    const s = await startTestServer();
+    t.after(() => s.close());
+    // Valid to the schema, but no font has these characters: found while laying out.
+    const job = await read(await submit(s, textDocument('漢字')));
+    const failed = await until(s, job.job_id, 'failed');
+    assert.match(failed.error ?? '', /U\+6F22/);
+    assert.equal(failed.progress, null);
+  });
+});
+
+describe('idempotency keys', () => {
+  test('same key and body replays the job; another body is 409; malformed keys are 400', async (t) => {
+    const s = await startTestServer();
+    t.after(() => s.close());
+    const first = await submit(s, textDocument('once'), { 'idempotency-key': 'order-42' });
+    assert.equal(first.status, 201);
+    const job = await read(first);
+    const again = await submit(s, textDocument('once'), { 'idempotency-key': 'order-42' });
+    assert.equal(again.status, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal((await read(again)).job_id, job.job_id);
+    const other = await submit(s, textDocument('twice'), { 'idempotency-key': 'order-42' });
+    assert.equal(other.status, 409);
+    assert.equal((await readProblem(other)).slug, 'idempotency-conflict');
+    // Keys are per client: another client may use the same key.
+    const foreign = await submit(s, textDocument('once'), { 'idempotency-key': 'order-42', ...bearer(KEYS.pro) });
+    assert.notEqual((await read(foreign)).job_id, job.job_id);
+    for (const key of ['x'.repeat(256), 'has space', 'tab\there']) {
+      const bad = await submit(s, textDocument('k'), { 'idempotency-key': key });
+      assert.equal(bad.status, 400, key);
+    }
+  });
+
+  test('twenty concurrent duplicates create exactly one job', async (t) => {
+    const s = await startTestServer();
+    t.after(() => s.close());
+    const responses = await Promise.all(Array.from({ length: 20 }, () => submit(s, textDocument('concurrent'), { 'idempotency-key': 'burst-1' })));
+    const ids = new Set<string>();
+    for (const response of responses) {
+      assert.equal(response.status, 201);
+      ids.add((await read(response)).job_id);
+    }
+    assert.equal(ids.size, 1);
+  });
+
+  test('a rejected submission is not stored: the same key works once the request is fixed', async (t) => {
+    const s = await startTestServer();
+    t.after(() => s.close());
+    assert.equal((await submit(s, { operations: [] }, { 'idempotency-key': 'fix-me' })).status, 422);
+    const fixed = await submit(s, textDocument('fixed'), { 'idempotency-key': 'fix-me' });
+    assert.equal(fixed.status, 201);
+    assert.equal(fixed.headers.get('idempotent-replayed'), null);
+  });
+});
+
+describe('job durability and policy', () => {
+  test('completed results survive a restart, and a job interrupted mid-run runs again after it', async (t) => {
+    const dataDir = temporaryDataDir();
+    const first = await startTestServer({ PLATEN_DATA_DIR: dataDir });
+    const done = await read(await submit(first, textDocument('before restart')));
+    await until(first, done.job_id, 'completed');
+    const g = gate();
+    const blocking = await startTestServer({ PLATEN_DATA_DIR: dataDir }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    await first.close();
+    const interrupted = await read(await submit(blocking, { ...textDocument('interrupted'), fault: 'block' }));
+    await g.blocked(1);
+    await blocking.close();
+
+    const open = gate();
+    open.open();
+    const after = await startTestServer({ PLATEN_DATA_DIR: dataDir }, { workerFile: FAULT_WORKER, workerData: open.workerData });
+    t.after(() => after.close());
+    const result = await fetch(`${after.base}/api/v1/jobs/${done.job_id}/result`, { headers: bearer(KEYS.enterprise) });
+    assert.equal(result.status, 200);
+    assert.match(await pdfToText(new Uint8Array(await result.arrayBuffer())), /before restart/);
+    await until(after, interrupted.job_id, 'completed');
+  });
+
+  test('finished jobs are removed after PLATEN_JOB_RETENTION_S', async (t) => {
+    const s = await startTestServer({ PLATEN_JOB_RETENTION_S: '1' });
+    t.after(() => s.close());
+    const job = await read(await submit(s, textDocument('short-lived')));
+    await until(s, job.job_id, 'completed');
+    const deadline = Date.now() + 10_000;
+    while ((await poll(s, job.job_id)).status !== 404) {
+      assert.ok(Date.now() < deadline, 'removed within the retention sweep');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+
+  test('a backlog of jobs leaves a worker for synchronous renders', async (t) => {
+    const g = gate();
+    const s = await startTestServer({ PLATEN_WORKERS: '2' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    t.after(() => g.open());
+    const jobs = await Promise.all(Array.from({ length: 5 }, async () => read(await submit(s, { ...textDocument('backlog'), fault: 'block' }))));
+    await g.blocked(1);
+    // One job runs (PLATEN_JOB_CONCURRENCY defaults to workers - 1); the rest wait.
+    const statuses = await Promise.all(jobs.map(async (job) => (await read(await poll(s, job.job_id))).status));
+    assert.equal(statuses.filter((status) => status === 'running').length, 1, statuses.join());
+    const sync = await postJson(s.base, '/api/v1/render', textDocument('not starved'), {}, AbortSignal.timeout(5_000));
+    assert.equal(sync.status, 200);
+  });
+});
