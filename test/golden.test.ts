@@ -136,7 +136,7 @@ describe('golden documents', () => {
   });
 
   test('hostile strings stay literal: text, metadata and link targets cannot inject PDF syntax', async () => {
-    const hostile = 'a) Tj ET BT /F1 99 Tf (pwned) Tj ET ( \\ )>> endobj %%EOF \u202E RTL';
+    const hostile = 'a) Tj ET BT /F1 99 Tf (pwned) Tj ET ( \\ )>> endobj %%EOF RTL';
     const pdf = await render({
       output: { compress: false },
       metadata: { title: hostile, subject: 'x)>>/OpenAction<</S/JavaScript/JS(app.alert(1))>>' },

@@ -155,6 +155,34 @@ describe('render', () => {
     assert.ok(!text.includes('xxxxxxxxxx'), 'the value is not repeated');
   });
 
+  test('impossible geometry is a 422 naming the field, never blank pages or lost text', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ margin: 1000, operations: [{ type: 'add_text', text: 'hello' }] }, 'margin'],
+      [{ margin: 60, operations: [{ type: 'add_text', text: 'a' }, { type: 'add_page', page_size: 'A10' }] }, 'operations[1].page_size'],
+      [{ header: { text: 'x\n'.repeat(20), size: 12 }, operations: [{ type: 'add_text', text: 'body' }] }, 'header.text'],
+      [{ operations: [{ type: 'add_text', text: 'off the page', x: 700, y: 10 }] }, 'operations[0].x'],
+      [{ operations: [{ type: 'add_text', text: 'a\nb\nc\nd', x: 50, y: 800 }] }, 'operations[0].y'],
+      [{ operations: [{ type: 'add_text', text: 'x'.repeat(200_000), x: 590, y: 10 }] }, 'operations[0].y'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await postJson(s.base, '/api/v1/render', body);
+      assert.equal(response.status, 422, JSON.stringify(body).slice(0, 120));
+      const problem = await readProblem(response);
+      assert.deepEqual({ field: problem.errors?.[0]?.field, code: problem.errors?.[0]?.code }, { field, code: 'OUT_OF_RANGE' }, JSON.stringify(body).slice(0, 120));
+    }
+    // Absolute text placed in the margin wraps to the page edge, not into a 1-point column.
+    const pdf = await render({ operations: [{ type: 'add_text', text: 'in the margin', x: 560, y: 20 }] });
+    assert.match(await pdfToText(pdf), /in/);
+  });
+
+  test('metadata refuses control characters, bidi controls and unpaired surrogates (window-title spoofing)', async () => {
+    for (const title of ['Report \u202Efdp.exe', 'nul\u0000', 'half \uD800']) {
+      const response = await postJson(s.base, '/api/v1/render', { metadata: { title }, operations: [{ type: 'add_text', text: 'x' }] });
+      assert.equal(response.status, 422, JSON.stringify(title));
+      assert.equal((await readProblem(response)).errors?.[0]?.field, 'metadata.title');
+    }
+  });
+
   test('an unknown operation type is a 422 listing the available ones', async () => {
     const response = await postJson(s.base, '/api/v1/render', { operations: [{ type: 'add_chart' }] });
     assert.equal(response.status, 422);

@@ -57,6 +57,11 @@ describe('inline layout', () => {
     assert.deepEqual(await lines([{ text: 'aa bb', style }, { text: 'cc dd', style: bold }], 36), ['aa', 'bbcc', 'dd']);
   });
 
+  test('glued pieces wider than the line break where their styles change, never past the edge', async () => {
+    const bold = { ...style, bold: true };
+    assert.deepEqual(await lines([{ text: 'aaaa', style }, { text: 'bbbb', style: bold }, { text: 'cc', style }], 36), ['aaaa', 'bbbbcc']);
+  });
+
   test('falls back to the Unicode font for characters the standard font lacks', async () => {
     const fonts = new FontBook(await createDocument({ compress: true }));
     const helvetica = { ...DEFAULT_STYLE };

@@ -3,9 +3,8 @@
 // hands each page's content stream to the PDF seam.
 import { createDocument } from '../lib/pdf.js';
 import { BLACK } from './canvas.js';
-import type { RenderContext } from './common.js';
-import { Flow, PageLimitError, type Margins } from './flow.js';
-import { RenderError } from './common.js';
+import { RenderError, type RenderContext } from './common.js';
+import { checkContentBox, Flow, PageLimitError, type Margins } from './flow.js';
 import { FontBook } from './fonts.js';
 import { drawFurniture } from './furniture.js';
 import type { TextStyle } from './inline.js';
@@ -35,6 +34,7 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
   const margins = marginsOf(request.margin);
   const size = (name: string | undefined, orientation: Orientation | undefined) =>
     pageSize(name ?? request.page_size, orientation ?? request.orientation) as [number, number];
+  checkContentBox(size(undefined, undefined), margins, 'margin');
   const flow = new Flow(size(undefined, undefined), margins, limits.maxPages);
   const fonts = new FontBook(doc);
   const context: RenderContext = { doc, flow, fonts, style: DEFAULT_STYLE, pageSize: size };

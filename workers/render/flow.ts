@@ -4,6 +4,7 @@
 // the current size, unless it would not fit on an empty page either (it is
 // then drawn where it is, and the caller splits it if it can).
 import { PageCanvas } from './canvas.js';
+import { RenderError } from './common.js';
 
 export interface Margins {
   readonly top: number;
@@ -80,4 +81,15 @@ export class Flow {
   advance(height: number): void {
     this.#cursor = this.cursor + height;
   }
+}
+
+/** The smallest content box worth laying out: one line of small text. */
+const MIN_CONTENT = 12;
+
+/** Margins must leave a content box, or every page would be blank (or every line a new page). */
+export function checkContentBox(size: readonly [number, number], margins: Margins, field: string): void {
+  if (size[0] - margins.left - margins.right >= MIN_CONTENT && size[1] - margins.top - margins.bottom >= MIN_CONTENT) return;
+  throw new RenderError([
+    { field, code: 'OUT_OF_RANGE', message: `the margins leave no room on a ${size[0].toFixed(0)} × ${size[1].toFixed(0)} pt page; make them smaller` },
+  ]);
 }

@@ -2,7 +2,7 @@
 // margins of every page once the page count is known, with `{page}` and
 // `{pages}` replaced ("Page 3 of 12", a top request of the peers' users).
 import { BLACK, type PageCanvas } from './canvas.js';
-import { withGlyphCheck } from './common.js';
+import { RenderError, withGlyphCheck } from './common.js';
 import type { Margins } from './flow.js';
 import { standardFamilyOf, type FontBook } from './fonts.js';
 import { drawLine, layoutLines, prepareSpans, type Span, type TextStyle } from './inline.js';
@@ -41,6 +41,11 @@ export async function drawFurniture(
       const lines = withGlyphCheck(`${field}.text`, () => layoutLines(spans, width, fonts));
       const height = lines.reduce((sum, line) => sum + line.height, 0);
       const band = where === 'top' ? margins.top : margins.bottom;
+      if (height > band) {
+        throw new RenderError([
+          { field: `${field}.text`, code: 'OUT_OF_RANGE', message: `the ${field} is ${height.toFixed(0)} pt tall but its margin is ${band.toFixed(0)} pt; shorten it or widen the margin` },
+        ]);
+      }
       let top = (band - height) / 2 + (where === 'top' ? 0 : page.height - margins.bottom);
       for (const line of lines) {
         drawLine(page, line, margins.left, top, width, furniture.align);

@@ -57,7 +57,12 @@ export async function prepareSpans(spans: readonly Span[], fonts: FontBook): Pro
   }
 }
 
-export function layoutLines(spans: readonly Span[], width: number, fonts: FontBook): Line[] {
+/**
+ * Lines of the spans at `width`. `maxHeight` stops the layout once the lines
+ * pass it (absolute text on a page), so a huge text placed near the bottom
+ * costs no more than what fits; callers compare the result's height.
+ */
+export function layoutLines(spans: readonly Span[], width: number, fonts: FontBook, maxHeight = Number.POSITIVE_INFINITY): Line[] {
   const lines: Line[] = [];
   let units: Unit[] = [];
   let lineWidth = 0;
@@ -65,8 +70,11 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
   let glue = false;
   let lastStyle: TextStyle | undefined;
 
+  let height = 0;
   const endLine = (last: boolean) => {
-    lines.push(makeLine(units, lineWidth, last, lastStyle, fonts));
+    const line = makeLine(units, lineWidth, last, lastStyle, fonts);
+    lines.push(line);
+    height += line.height;
     units = [];
     lineWidth = 0;
   };
@@ -74,14 +82,24 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
   const place = (piece: Piece) => {
     const current = units[units.length - 1];
     if (glue && current !== undefined) {
-      // Glued to the previous unit: the unit grows, and may no longer fit.
-      if (lineWidth + piece.width > width && units.length > 1) {
-        units.pop();
-        lineWidth -= current.width + current.spaceBefore;
-        endLine(false);
-        current.spaceBefore = 0;
-        units.push(current);
-        lineWidth = current.width;
+      if (lineWidth + piece.width > width) {
+        // The glued unit no longer fits: it moves to a line of its own...
+        if (units.length > 1) {
+          units.pop();
+          lineWidth -= current.width + current.spaceBefore;
+          endLine(false);
+          current.spaceBefore = 0;
+          units.push(current);
+          lineWidth = current.width;
+        }
+        // ...and if it is too wide even there, it breaks where its styles change
+        // (each piece is already no wider than the line).
+        if (lineWidth + piece.width > width) {
+          endLine(false);
+          units.push({ pieces: [piece], width: piece.width, spaceBefore: 0 });
+          lineWidth = piece.width;
+          return;
+        }
       }
       current.pieces.push(piece);
       current.width += piece.width;
@@ -96,11 +114,13 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
   };
 
   for (const span of spans) {
+    if (height > maxHeight) break;
     const { style } = span;
     lastStyle = style;
     const spaceWidth = fonts.primary(style).widthOf(' ', style.size);
     // Tokens: words, runs of spaces/tabs, and newlines.
     for (const token of span.text.match(/\r\n|\n|\r|[ \t]+|[^ \t\r\n]+/g) ?? []) {
+      if (height > maxHeight) break;
       if (token === '\n' || token === '\r\n' || token === '\r') {
         endLine(true);
         glue = false;

@@ -1,6 +1,7 @@
 // add_page: a new page, of the document's size or its own.
 import * as v from 'valibot';
 import { orientation, pageSizeName, type OperationType } from '../common.js';
+import { checkContentBox } from '../flow.js';
 
 const schema = v.strictObject({
   type: v.literal('add_page'),
@@ -10,7 +11,9 @@ const schema = v.strictObject({
 
 export const addPage: OperationType<typeof schema> = {
   schema,
-  run(op, context) {
-    context.flow.newPage(context.pageSize(op.page_size, op.orientation));
+  run(op, context, at) {
+    const size = context.pageSize(op.page_size, op.orientation);
+    checkContentBox(size, context.flow.margins, `${at}.page_size`);
+    context.flow.newPage(size);
   },
 };

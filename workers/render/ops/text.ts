@@ -4,8 +4,8 @@
 // current page, wrapped within `width` or the right margin, and leaves the
 // cursor where it was.
 import * as v from 'valibot';
-import { align, color, fontSize, link, points, withGlyphCheck, type OperationType } from '../common.js';
-import { drawLine, layoutLines, prepareSpans, type Span } from '../inline.js';
+import { align, color, fontSize, link, points, RenderError, withGlyphCheck, type OperationType } from '../common.js';
+import { drawLine, drawLines, layoutLines, prepareSpans, type Span } from '../inline.js';
 
 const schema = v.pipe(
   v.strictObject({
@@ -52,12 +52,21 @@ export const addText: OperationType<typeof schema> = {
 
     if (op.x !== undefined && op.y !== undefined) {
       const page = flow.page;
-      const width = op.width ?? Math.max(1, page.width - flow.margins.right - op.x);
-      let top = op.y;
-      for (const line of withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts))) {
-        drawLine(page, line, op.x, top, width, alignment);
-        top += line.height;
+      if (op.x >= page.width || op.y >= page.height) {
+        throw new RenderError([{ field: `${at}.${op.x >= page.width ? 'x' : 'y'}`, code: 'OUT_OF_RANGE', message: `must lie on the page (${page.width.toFixed(0)} × ${page.height.toFixed(0)} pt)` }]);
       }
+      // Up to the right margin, or to the page edge for text placed in the margin itself.
+      const toMargin = page.width - flow.margins.right - op.x;
+      const width = op.width ?? (toMargin >= 1 ? toMargin : page.width - op.x);
+      const room = page.height - op.y;
+      const lines = withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, room));
+      if (lines.reduce((sum, line) => sum + line.height, 0) > room + 0.01) {
+        // Absolute text is never paginated; losing its last lines silently would be worse than saying so.
+        throw new RenderError([
+          { field: `${at}.y`, code: 'OUT_OF_RANGE', message: 'the text runs past the bottom of the page; place it higher, give it more width, or let it flow' },
+        ]);
+      }
+      drawLines(page, lines, op.x, op.y, width, alignment);
       return;
     }
 
