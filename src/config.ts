@@ -59,6 +59,10 @@ const EnvSchema = v.object({
   PLATEN_JOB_RETENTION_S: v.optional(integer(1, 365 * 24 * 3600), String(24 * 3600)),
   PLATEN_JOB_CONCURRENCY: v.optional(integer(1, 256)),
   PLATEN_JOB_TIMEOUT_MS: v.optional(integer(100, 24 * 3_600_000), '600000'),
+  PLATEN_SESSIONS_ENABLED: v.optional(boolean, 'false'),
+  PLATEN_SESSION_IDLE_S: v.optional(integer(1, 7 * 24 * 3600), '900'),
+  PLATEN_MAX_SESSIONS: v.optional(integer(1, 100_000), '10'),
+  PLATEN_SESSION_MAX_OPERATIONS: v.optional(integer(1, 100_000), '10000'),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;
@@ -94,6 +98,12 @@ export interface Config {
   /** Jobs running at once; below the worker count so a backlog never starves synchronous renders. */
   readonly jobConcurrency: number;
   readonly jobTimeoutMs: number;
+  readonly sessionsEnabled: boolean;
+  /** A session idle this long expires; expired and rendered sessions are removed after as long again. */
+  readonly sessionIdleMs: number;
+  /** Active sessions per client unless its key says otherwise (attribute `sessions`). */
+  readonly maxSessions: number;
+  readonly sessionMaxOperations: number;
 }
 
 export class ConfigError extends Error {
@@ -153,5 +163,9 @@ function fromEnv(env: Env): Config {
     jobRetentionMs: env.PLATEN_JOB_RETENTION_S * 1000,
     jobConcurrency: env.PLATEN_JOB_CONCURRENCY ?? Math.max(1, env.PLATEN_WORKERS - 1),
     jobTimeoutMs: env.PLATEN_JOB_TIMEOUT_MS,
+    sessionsEnabled: env.PLATEN_SESSIONS_ENABLED,
+    sessionIdleMs: env.PLATEN_SESSION_IDLE_S * 1000,
+    maxSessions: env.PLATEN_MAX_SESSIONS,
+    sessionMaxOperations: env.PLATEN_SESSION_MAX_OPERATIONS,
   };
 }

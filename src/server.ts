@@ -22,6 +22,8 @@ import { jobRoutes } from './render/jobs.js';
 import { JobRunner } from './jobs/runner.js';
 import { FileJobStore } from './store/file-job-store.js';
 import { MemoryIdempotencyStore } from './store/idempotency.js';
+import { MemorySessionStore } from './store/sessions.js';
+import { sessionRoutes } from './render/sessions.js';
 
 export interface ServerOptions {
   readonly logger: Logger;
@@ -82,6 +84,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     onRemoved: (job) => job.idempotency !== null && idempotency.forget(job.owner, job.idempotency.key),
   });
   await runner.recover();
+  const sessions = config.sessionsEnabled ? new MemorySessionStore(config.sessionIdleMs) : undefined;
 
   const lifecycle = new Lifecycle();
   const health = new Health(pool, keys, lifecycle, config.version, config.edition);
@@ -100,6 +103,19 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     capabilitiesRoute(() => routes, config.version),
     renderRoute(pool, config.maxPages),
     ...jobRoutes({ pool, store: jobs, runner, idempotency, apiVersion: config.version }),
+    // Session routes exist only when enabled (render spec section 1): otherwise 404.
+    ...(sessions === undefined
+      ? []
+      : sessionRoutes({
+          pool,
+          store: sessions,
+          apiVersion: config.version,
+          maxSessions: config.maxSessions,
+          maxOperations: config.sessionMaxOperations,
+          maxBytes: config.maxBodyBytes,
+          maxPages: config.maxPages,
+          idleSeconds: Math.ceil(config.sessionIdleMs / 1000),
+        })),
     ...(options.extraRoutes ?? []),
   ].filter((route) => route.auth === 'none' || tierIncludes(config.edition, route.auth));
 
@@ -118,6 +134,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       // Closes the keep-alive connections that are still open.
       (app as unknown as { close(): void }).close();
       keys.close();
+      sessions?.close();
       // Running jobs are stopped and stay `running` on disk: they run again after a restart.
       await runner.close();
       await pool.close();

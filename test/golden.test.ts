@@ -4,7 +4,7 @@
 // developing, look at them with `pdftoppm -png`; the PNGs stay out of git.)
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { postJson, readProblem } from './helpers/http.js';
+import { postJson, readProblem, renderPdf } from './helpers/http.js';
 import { pdfFonts, pdfInfo, pdfToText, qpdfCheck, wordBoxes, type WordBox } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -17,13 +17,7 @@ describe('golden documents', () => {
   });
   after(() => s.close());
 
-  async function render(body: unknown): Promise<Uint8Array> {
-    const response = await postJson(s.base, '/api/v1/render', body);
-    assert.equal(response.status, 200, await response.clone().text());
-    const pdf = new Uint8Array(await response.arrayBuffer());
-    assert.match(await qpdfCheck(pdf), /No syntax or stream encoding errors/);
-    return pdf;
-  }
+  const render = (body: unknown): Promise<Uint8Array> => renderPdf(s.base, body);
 
   const find = (words: readonly WordBox[], word: string): WordBox => {
     const box = words.find((w) => w.word === word);

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { crc32, deflateSync } from 'node:zlib';
 import { postJson, readProblem } from './helpers/http.js';
 import { pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -17,6 +18,22 @@ const run = promisify(execFile);
 
 /** A 1 x 1 PNG (one green pixel). */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/** A 1 x 1 RGB PNG of the colour `index` (24 bits), so every index gives different bytes. */
+function onePixelPng(index: number): string {
+  const chunk = (type: string, data: Buffer) => {
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    out.write(type, 4, 'latin1');
+    data.copy(out, 8);
+    out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 2, 0, 0, 0]);
+  const pixel = deflateSync(Buffer.from([0, index & 255, (index >> 8) & 255, (index >> 16) & 255]));
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', pixel), chunk('IEND', Buffer.alloc(0))]).toString('base64');
+}
 
 interface Word {
   readonly text: string;
@@ -280,6 +297,40 @@ describe('add_html', () => {
     const last = find(all, 'first');
     assert.ok(Math.abs(first.yMin - last.yMin) < 0.5, 'one line');
     assert.ok(last.xMax > find(all, 'right').xMin, 'the spanning cell runs under the second column');
+  });
+
+  test('colspan is clamped to the columns a table has left, 100 in all', async () => {
+    // 4.4 KB: 200 cells of colspan 1000 made 200,000 columns, and every row completed to them ran the worker out of memory.
+    const html = `<table><tr>${'<td colspan=1000>x'.repeat(200)}</tr>${'<tr><td>y</tr>'.repeat(50)}</table>`;
+    const started = performance.now();
+    const text = await pdfToText(await render(html));
+    assert.ok(performance.now() - started < 5_000, 'within seconds');
+    assert.equal(text.match(/\bx\b/g)?.length, 1, 'the first cell takes every column; the rest are past the last one');
+    assert.equal(text.match(/\by\b/g)?.length, 50, text);
+  });
+
+  test('tags named like Object.prototype members are inline elements, and no NaN reaches the page', async () => {
+    // <constructor> found Object's constructor as a heading size: `/F2 NaN Tf` in the stream, and "after" was lost.
+    const pdf = await render('<p>before</p><constructor>hello world</constructor><p>after</p><p style="color: constructor">end</p>');
+    assertInOrder(await pdfToText(pdf), ['before', 'hello world', 'after', 'end']);
+    assert.doesNotMatch(Buffer.from(pdf).toString('latin1'), /NaN/);
+    await qpdfCheck(pdf);
+  });
+
+  test('list numbers are clamped to a million, not cut to their first nine digits', async () => {
+    const text = await pdfToText(await render('<ol start="999999999999"><li>big</li></ol><ol start="-99999999999"><li>small</li></ol><ol><li value="12345678">valued</li></ol>'));
+    assert.match(text, /^1000000\.\s+big$/m);
+    assert.match(text, /^-1000000\.\s+small$/m);
+    assert.match(text, /^1000000\.\s+valued$/m);
+  });
+
+  test('at most 1,000 distinct images a document: one more is 422 TOO_LARGE on the html field', async () => {
+    // Each image costs a decode however small: 5,000 distinct 1 x 1 PNGs took 5.3 s.
+    const images = Array.from({ length: 1001 }, (_, i) => `<img src="data:image/png;base64,${onePixelPng(i)}">`).join('');
+    const found = await problem({ operations: [{ type: 'add_html', html: images }] });
+    assert.equal(found.errors?.[0]?.field, 'operations[0].html');
+    assert.equal(found.errors?.[0]?.code, 'TOO_LARGE');
+    assert.match(found.errors?.[0]?.message ?? '', /1000 distinct images/);
   });
 
   test('hostile nesting gives a bounded result quickly, without a crash', async () => {

@@ -356,6 +356,16 @@ describe('add_image', () => {
     assert.notEqual(images[0]?.object, images[2]?.object, 'different bytes, another object');
   });
 
+  test('at most 1,000 distinct images a document; the same bytes again do not count', async () => {
+    const pngs = await Promise.all(Array.from({ length: 1001 }, (_, i) => solid(1, 1, [i & 255, i >> 8, 0]).png().toBuffer()));
+    const operations = pngs.map((png) => ({ type: 'add_image', data: b64(png), width: 1 }));
+    // The first image again, before the 1,001st distinct one.
+    operations.splice(1000, 0, { type: 'add_image', data: b64(pngs[0] as Buffer), width: 1 });
+    const error = await problem(operations);
+    assert.deepEqual([error.field, error.code], ['operations[1001].data', 'TOO_LARGE']);
+    assert.match(error.message ?? '', /1000 distinct images/);
+  });
+
   /** A real 1 x 1 PNG whose IHDR now declares another size and sample format, with its CRC fixed up. */
   async function declaredPng(width: number, height: number, bitDepth = 8, colorType = 2): Promise<Buffer> {
     const png = Buffer.from(await solid(1, 1, WHITE).png().toBuffer());

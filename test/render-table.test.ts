@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { postJson, readProblem } from './helpers/http.js';
+import { postJson, readProblem, renderPdf } from './helpers/http.js';
 import { pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -62,13 +62,7 @@ describe('add_table', () => {
   });
   after(() => s.close());
 
-  async function render(body: unknown): Promise<Uint8Array> {
-    const response = await postJson(s.base, '/api/v1/render', body);
-    assert.equal(response.status, 200, await response.clone().text());
-    const pdf = new Uint8Array(await response.arrayBuffer());
-    assert.match(await qpdfCheck(pdf), /No syntax or stream encoding errors/);
-    return pdf;
-  }
+  const render = (body: unknown): Promise<Uint8Array> => renderPdf(s.base, body);
 
   async function problem(body: unknown): Promise<Array<{ field: string; code: string; message: string }>> {
     const response = await postJson(s.base, '/api/v1/render', body);
@@ -277,6 +271,59 @@ describe('add_table', () => {
       const errors = await problem(table(fields));
       assert.deepEqual({ field: errors[0]?.field, code: errors[0]?.code }, { field, code }, JSON.stringify(fields));
     }
+  });
+
+  test('without columns, colspans cannot take a table past 100 columns', async () => {
+    // Every row is completed to the column count: 100 cells of colspan 100 made 10,000 columns, and 1,000 short rows ran the worker out of memory.
+    const wide = Array.from({ length: 100 }, () => ({ text: 'x', colspan: 100 }));
+    const errors = await problem({ operations: [{ type: 'add_table', rows: [wide, ...Array.from({ length: 1000 }, () => ['y'])] }] });
+    assert.deepEqual({ field: errors[0]?.field, code: errors[0]?.code }, { field: 'operations[0].rows[0][1]', code: 'INVALID_VALUE' });
+    assert.match(errors[0]?.message ?? '', /at most 100 columns/);
+    const header = await problem({ operations: [{ type: 'add_table', header: ['h', { text: 'wide', colspan: 100 }], rows: [['a']] }] });
+    assert.deepEqual({ field: header[0]?.field, code: header[0]?.code }, { field: 'operations[0].header[1].colspan', code: 'INVALID_VALUE' });
+    // 100 columns exactly are a table.
+    const text = await pdfToText(await render({ operations: [{ type: 'add_table', rows: [[{ text: 'spanning', colspan: 100 }], ['y']] }] }));
+    assert.ok(text.includes('spanning'), text);
+  });
+
+  test('a table of more than 2,000,000 characters of text is 422 TOO_LARGE on the table', async () => {
+    const cell = 'abcd '.repeat(2000);
+    const errors = await problem({ operations: [{ type: 'add_text', text: 'x' }, { type: 'add_table', rows: Array.from({ length: 201 }, () => [cell]) }] });
+    assert.deepEqual({ field: errors[0]?.field, code: errors[0]?.code }, { field: 'operations[1]', code: 'TOO_LARGE' });
+    assert.match(errors[0]?.message ?? '', /2000000 characters/);
+  });
+
+  test('rows are laid out one at a time: 1,000 pages of long cells fit a 128 MB worker', async (t) => {
+    // 150 distinct cells of 2,000 words in 50 pt columns, about 2,000 lines each: laid out all at once they took more than 256 MB of heap.
+    const small = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_WORKER_MEMORY_MB: '128' });
+    t.after(() => small.close());
+    const rows = Array.from({ length: 30 }, (_, r) => Array.from({ length: 5 }, (_, c) => Array.from({ length: 2000 }, (_, i) => `${(r * 5 + c).toString(36)}${i % 10}`).join(' ')));
+    const response = await postJson(small.base, '/api/v1/render', { operations: [{ type: 'add_table', columns: [50, 50, 50, 50, 50], rows }] });
+    assert.equal(response.status, 200, await response.clone().text());
+    const pdf = new Uint8Array(await response.arrayBuffer());
+    const pages = Number((await pdfInfo(pdf)).Pages);
+    assert.ok(pages > 1000, `${pages} pages`);
+    const dir = await mkdtemp(join(tmpdir(), 'platen-table-'));
+    try {
+      await writeFile(join(dir, 'out.pdf'), pdf);
+      const page = async (n: number) => new Set((await run('pdftotext', ['-f', String(n), '-l', String(n), join(dir, 'out.pdf'), '-'])).stdout.split(/\s+/));
+      const [first, last] = [await page(1), await page(pages)];
+      for (let c = 0; c < 5; c++) {
+        assert.ok(first.has(`${c.toString(36)}0`), `the first row's cell ${c} starts on page 1`);
+        assert.ok(last.has(`${(145 + c).toString(36)}9`), `the last row's cell ${c} ends on the last page`);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('padding and border taller than a page are 422 on padding; a row ends with its last line', async () => {
+    // Each page used to draw one more empty band of the one-cell table, until the 2,000-page budget ran out.
+    const errors = await problem({ page_size: 'A10', margin: 30, operations: [{ type: 'add_table', padding: 100, rows: [['a']] }] });
+    assert.deepEqual({ field: errors[0]?.field, code: errors[0]?.code }, { field: 'operations[0].padding', code: 'OUT_OF_RANGE' });
+    // A line taller than the page is drawn on one page, with no blank page after it.
+    const pdf = await render({ operations: [{ type: 'set_font', size: 200, line_height: 5 }, { type: 'add_table', rows: [['a']] }] });
+    assert.equal(Number((await pdfInfo(pdf)).Pages), 1);
   });
 
   test('a character no font has names the cell', async () => {

@@ -1,7 +1,7 @@
 // POST /api/v1/render end to end, with the PDF checked by real tools.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { postJson, readProblem, textDocument } from './helpers/http.js';
+import { postJson, readProblem, textDocument, renderPdf } from './helpers/http.js';
 import { pdfFonts, pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -26,12 +26,7 @@ describe('render', () => {
   });
   after(() => s.close());
 
-  async function render(body: unknown): Promise<Uint8Array> {
-    const response = await postJson(s.base, '/api/v1/render', body);
-    assert.equal(response.status, 200, await response.clone().text());
-    assert.equal(response.headers.get('content-type'), 'application/pdf');
-    return new Uint8Array(await response.arrayBuffer());
-  }
+  const render = (body: unknown): Promise<Uint8Array> => renderPdf(s.base, body);
 
   test('a document passes qpdf --check and pdftotext finds its text in order', async () => {
     const pdf = await render({

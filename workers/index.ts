@@ -1,4 +1,5 @@
 // The worker module Piscina loads: one named export per task (TaskName in
 // protocol.ts). Workers never touch HTTP, uWS, Redis or anything in src/.
 export { render, validate } from './render/task.js';
+export { sessionOperation as 'session-operation' } from './render/session-operation.js';
 export { warm } from './warm.js';

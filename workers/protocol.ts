@@ -7,7 +7,7 @@
 // crossing postMessage arrives as a plain Error with its `code` gone.
 
 /** The named exports of workers/index.ts. */
-export type TaskName = 'render' | 'validate' | 'warm';
+export type TaskName = 'render' | 'validate' | 'session-operation' | 'warm';
 
 export interface TaskInput<Options = Record<string, unknown>> {
   /** The request body, in its own ArrayBuffer, transferred (not copied) to the worker. */
@@ -70,6 +70,14 @@ export interface RenderOptions {
    * client polls. Shared memory, because a running task sends no messages.
    */
   readonly progress?: SharedArrayBuffer;
+}
+
+/** Options of the `session-operation` task: which operation a session route adds, on which page setup. */
+export interface SessionOperationOptions {
+  /** The operation type the route stands for (`add_text` for POST .../text, ...). */
+  readonly type: string;
+  readonly pageSize: string;
+  readonly orientation: string;
 }
 
 export type Task<Options = Record<string, unknown>> = (input: TaskInput<Options>) => Promise<Outcome>;

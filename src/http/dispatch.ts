@@ -5,16 +5,18 @@ import type { TaskName, TaskValue } from '../../workers/protocol.js';
 import type { WorkerPool } from '../pool/pool.js';
 import { ClientGone } from './exchange.js';
 import { HttpProblem } from './problem.js';
+import type { Body } from './body.js';
 import type { RouteContext } from './route.js';
 
+/** `body` defaults to the request's; a route may hand the task a body of its own (a session's replay). */
 export async function dispatch(
   pool: WorkerPool,
   context: RouteContext,
   task: TaskName,
-  options: Record<string, unknown> = {},
+  options: object = {},
+  body: Body = context.body,
 ): Promise<TaskValue> {
-  const { body } = context;
-  const result = await pool.run(task, { body: body.buffer, length: body.length, options }, context.signal);
+  const result = await pool.run(task, { body: body.buffer, length: body.length, options: options as Record<string, unknown> }, context.signal);
   if (result.ok) {
     const { outcome } = result;
     context.timings.taskMs = outcome.timings.taskMs;

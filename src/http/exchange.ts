@@ -71,7 +71,8 @@ export class Exchange {
   respond(result: RouteResult, options: { close?: boolean } = {}): void {
     if (this.reply.aborted) return this.abandoned();
     const headers: Array<readonly [string, string]> = [
-      ['Content-Type', result.mediaType],
+      // A 204 has no content, so no content type either.
+      ...(result.status === 204 ? [] : [['Content-Type', result.mediaType] as const]),
       ['X-Request-Id', this.requestId],
       ...COMMON_HEADERS,
       ...this.corsHeaders,

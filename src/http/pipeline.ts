@@ -67,12 +67,13 @@ function run(route: Route, x: Exchange, res: HttpResponse): void {
   }
 
   let body: Promise<Body> | undefined;
-  if (route.body === 'json') {
+  const hasBody = !(declared === 0 || (declared === undefined && request.headers['transfer-encoding'] === ''));
+  if (route.body === 'json' || (route.body === 'optional-json' && hasBody)) {
     if (!JSON_MEDIA_TYPE.test(request.headers['content-type'])) {
       const got = request.headers['content-type'] === '' ? 'no Content-Type' : `Content-Type "${request.headers['content-type'].slice(0, 100)}"`;
       return x.fail('unsupported-media-type', { detail: `This route takes a JSON body (Content-Type: application/json); got ${got}.` });
     }
-    if (declared === 0 || (declared === undefined && request.headers['transfer-encoding'] === '')) return missingBody(x);
+    if (!hasBody) return missingBody(x);
     x.bodyPending = true;
     body = readBody(res, declared, config.maxBodyBytes, x.reply.signal, route.fingerprint?.(request) === true);
     // Settled in finish(); this keeps an early rejection from being reported as unhandled.
@@ -103,7 +104,7 @@ async function finish(route: Route, x: Exchange, pendingBody: Promise<Body> | un
       }
       x.bytesIn = body.length;
       // A chunked body may turn out empty; no worker is needed to say so.
-      if (body.length === 0) return missingBody(x);
+      if (body.length === 0 && route.body === 'json') return missingBody(x);
     }
     const context: RouteContext = {
       request: x.request,

@@ -13,6 +13,7 @@ export const PROBLEMS = {
   'method-not-allowed': { status: 405, title: 'Method Not Allowed' },
   'idempotency-conflict': { status: 409, title: 'Conflict' },
   'job-not-completed': { status: 409, title: 'Conflict' },
+  'session-not-active': { status: 409, title: 'Conflict' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'font-too-large': { status: 413, title: 'Font Too Large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },

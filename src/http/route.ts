@@ -18,8 +18,8 @@ export interface Route {
   readonly family: ApiFamily;
   /** Minimum tier, or 'none' for the unauthenticated probes. */
   readonly auth: Tier | 'none';
-  /** 'json': a JSON body is required (415 otherwise); 'none': any body is ignored. */
-  readonly body: 'json' | 'none';
+  /** 'json': a JSON body is required (415 otherwise); 'optional-json': none, or JSON; 'none': any body is ignored. */
+  readonly body: 'json' | 'optional-json' | 'none';
   /** Operation name listed by /api/v1/capabilities, for routes that are operations. */
   readonly operation?: string;
   /** Hash the body as it arrives (Body.sha256) when this says so, e.g. when an Idempotency-Key is sent. */

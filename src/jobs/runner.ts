@@ -150,6 +150,8 @@ export class JobRunner {
     const completedAt = new Date().toISOString();
     if (result.ok && result.outcome.ok) {
       await store.putResult(id, new Uint8Array(result.outcome.value.body));
+      // A cancel may have landed while the result was written: the client was told "cancelled".
+      if (store.get(id)?.status !== 'running') return;
       await store.update(id, { status: 'completed', completedAt });
       return;
     }

@@ -1,4 +1,5 @@
 // Small request helpers for black-box tests.
+import { qpdfCheck } from './pdf-tools.js';
 import { KEYS, bearer } from './keys.js';
 
 export function postJson(base: string, path: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal): Promise<Response> {
@@ -32,4 +33,14 @@ export async function readProblem(response: Response): Promise<Problem & { slug:
   if (type !== 'application/problem+json') throw new Error(`expected application/problem+json, got ${type} (status ${response.status})`);
   const problem = (await response.json()) as Problem;
   return { ...problem, slug: problem.type.slice(problem.type.lastIndexOf('/') + 1) };
+}
+
+/** Renders a request that must succeed; returns the PDF, checked by qpdf, or fails with the server's answer. */
+export async function renderPdf(base: string, body: unknown): Promise<Uint8Array> {
+  const response = await postJson(base, '/api/v1/render', body);
+  if (response.status !== 200) throw new Error(`render failed: ${response.status} ${await response.text()}`);
+  if (response.headers.get('content-type') !== 'application/pdf') throw new Error(`render answered ${response.headers.get('content-type')}`);
+  const pdf = new Uint8Array(await response.arrayBuffer());
+  await qpdfCheck(pdf);
+  return pdf;
 }

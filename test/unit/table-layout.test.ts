@@ -10,17 +10,17 @@ import { DEFAULT_STYLE } from '../../workers/render/engine.js';
 import { Flow } from '../../workers/render/flow.js';
 import { FontBook } from '../../workers/render/fonts.js';
 import type { Span } from '../../workers/render/inline.js';
-import { drawTable, type TableCell, type TableInput } from '../../workers/render/table-layout.js';
+import { drawTable, type TableBox, type TableCell, type TableInput } from '../../workers/render/table-layout.js';
 import { pdfToText } from '../helpers/pdf-tools.js';
 
 const A4: readonly [number, number] = [595.28, 841.89];
 
-async function renderTable(table: Partial<TableInput>, width?: number): Promise<{ pages: string[]; layout: string; textX: number[]; links: number }> {
+async function renderTable(table: Partial<TableInput>, box?: TableBox): Promise<{ pages: string[]; layout: string; textX: number[]; links: number }> {
   const doc = await createDocument({ compress: false });
   const flow = new Flow(A4, { top: 50, right: 50, bottom: 50, left: 50 }, 100);
   const context: RenderContext = { doc, flow, fonts: new FontBook(doc), style: DEFAULT_STYLE, pageSize: () => A4 };
   const input: TableInput = { columns: [], header: [], rows: [], padding: 4, borderWidth: 0.5, borderColor: BLACK, ...table };
-  await drawTable(context, input, 'operations[0].html', width);
+  await drawTable(context, input, 'operations[0].html', box);
   const contents = flow.pages.map((page) => page.content());
   for (const content of contents) doc.addPage(content);
   const pdf = await doc.save();
@@ -80,8 +80,15 @@ describe('drawTable', () => {
   test('a given width narrows the table; fractions share it', async () => {
     const halves = { columns: [{ kind: 'fraction', weight: 1 }, { kind: 'fraction', weight: 1 }] as const, rows: [[cell('left'), cell('right')]] };
     // Grid lines start at 50.25 (half the border); text sits 4.25 inside (padding and half a border).
-    assert.deepEqual((await renderTable(halves, 120)).textX, [54.5, 50.25 + 59.75 + 4.25]);
+    assert.deepEqual((await renderTable(halves, { width: 120 })).textX, [54.5, 50.25 + 59.75 + 4.25]);
     assert.deepEqual((await renderTable(halves)).textX, [54.5, Math.round((50.25 + (495.28 - 0.5) / 2 + 4.25) * 100) / 100]);
+  });
+
+  test('a box moves the table into the content box (an HTML table in a list item)', async () => {
+    const halves = { columns: [{ kind: 'fraction', weight: 1 }, { kind: 'fraction', weight: 1 }] as const, rows: [[cell('left'), cell('right')]] };
+    assert.deepEqual((await renderTable(halves, { left: 30, width: 120 })).textX, [84.5, 80.25 + 59.75 + 4.25]);
+    // Without a width it takes what is left of the content box.
+    assert.deepEqual((await renderTable(halves, { left: 95.28 })).textX, [149.78, Math.round((145.53 + (400 - 0.5) / 2 + 4.25) * 100) / 100]);
   });
 
   test('a header taller than half a page is drawn once, not on every page', async () => {

@@ -1,26 +1,21 @@
 // The one seam in front of pdf-lib (@cantoo/pdf-lib, the maintained fork) and
 // fontkit. pdf-lib is unmaintained upstream and may need replacing, so
-// nothing else in workers/ imports either: the render engine lays pages out
-// itself and hands this module finished content streams; pdf-lib only
-// assembles objects (fonts, images, annotations, pages) and serialises.
+// nothing else in workers/ imports either (fontkit sits in fonts-parse.ts,
+// which only this module uses): the render engine lays pages out itself
+// and hands this module finished content streams; pdf-lib only assembles
+// objects (fonts, images, annotations, pages) and serialises.
 //
 // Why our own content streams: pdf-lib's drawText builds an operator object
 // per call and re-encodes fonts per call; a dense 10-page table took ~85 ms
 // that way against a few ms for the same glyphs written as one stream.
-import { createHash } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import * as fontkit from 'fontkit';
 import { PDFDocument, PDFHexString, PDFName, StandardFonts, type PDFFont, type PDFImage, type PDFPage, type PDFRef } from '@cantoo/pdf-lib';
+import { FontError, fontkitShim, MEMO_MAX_TEXT, parseFont, type ParsedFont } from './fonts-parse.js';
 import { passThroughPng } from './png.js';
 
-export const STANDARD_FONT_NAMES = Object.values(StandardFonts) as readonly string[];
+export { FontError };
 
-export class FontError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'FontError';
-  }
-}
+export const STANDARD_FONT_NAMES = Object.values(StandardFonts) as readonly string[];
 
 /** A font usable on pages of one document. Sizes are in points; metrics are per point of font size. */
 export interface Font {
@@ -33,8 +28,9 @@ export interface Font {
   /** Depth below the baseline (positive), per point of size. */
   readonly descent: number;
   covers(codePoint: number): boolean;
+  /** Throws FontError when a custom font's tables fail on this text. */
   widthOf(text: string, size: number): number;
-  /** The text as a content-stream string operand (literal or hex), recording glyphs for subsetting. */
+  /** The text as a content-stream string operand (literal or hex), recording glyphs for subsetting. Throws FontError like widthOf. */
   encode(text: string): string;
 }
 
@@ -80,119 +76,14 @@ export interface Document {
   jpeg(bytes: Uint8Array): Promise<Image>;
   addPage(content: PageContent): void;
   setMetadata(metadata: Metadata): void;
-  /** Compressed (createDocument's option): object streams (PDF 1.5) and Flate; otherwise plain and readable. */
+  /**
+   * Compressed (createDocument's option): object streams (PDF 1.5) and Flate; otherwise plain and readable.
+   * Rejects with FontError when a custom font cannot be embedded (subset): the client's font data is at fault.
+   */
   save(): Promise<Uint8Array>;
 }
 
 // --- fonts ---------------------------------------------------------------
-
-/** Parsed fontkit fonts by SHA-256 of their bytes, per worker: parsing a large font costs milliseconds. */
-const parsedFonts = new Map<string, ParsedFont>();
-
-interface ParsedFont {
-  readonly bytes: Uint8Array;
-  readonly font: fontkit.Font;
-  readonly characters: ReadonlySet<number>;
-  /** `ABCDEF+PostScriptName`: the subset tag ISO 32000-1 section 9.6.4 asks for, from the content hash. */
-  readonly subsetName: string;
-}
-const PARSED_FONTS_MAX = 64;
-/**
- * Parses by bytes object: pdf-lib calls fontkit.create(bytes) and the shim
- * answers with our parse; callers that keep their bytes object (the render
- * engine memoizes decoded font data) skip hashing too.
- */
-const parsedByBytes = new WeakMap<Uint8Array, ParsedFont>();
-const fontkitShim = {
-  create(bytes: Uint8Array) {
-    return parsedByBytes.get(bytes)?.font ?? fontkit.create(bytes as Buffer);
-  },
-};
-
-function parseFont(bytes: Uint8Array): ParsedFont {
-  const known = parsedByBytes.get(bytes);
-  if (known !== undefined) return known;
-  const hash = createHash('sha256').update(bytes).digest('hex');
-  const cached = parsedFonts.get(hash);
-  if (cached !== undefined) {
-    parsedByBytes.set(bytes, cached);
-    return cached;
-  }
-  let parsed: fontkit.Font | fontkit.FontCollection;
-  try {
-    parsed = fontkit.create(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-  } catch (error) {
-    throw new FontError(`the font cannot be read (${(error as Error).message})`);
-  }
-  if (!('layout' in parsed) || typeof parsed.layout !== 'function') {
-    throw new FontError('font collections (TTC/DFONT) are not supported here; send a single TrueType or OpenType font');
-  }
-  const font = parsed as fontkit.Font;
-  if (font.unitsPerEm === undefined || font.numGlyphs === 0 || font.characterSet.length === 0) {
-    throw new FontError('the font has no usable glyphs or character map');
-  }
-  const tag = [...hash.slice(0, 6)].map((digit) => String.fromCharCode(65 + (Number.parseInt(digit, 16) % 26))).join('');
-  // A client's font may name itself anything; PostScript names are printable ASCII without delimiters.
-  const postscript = (font.postscriptName ?? 'Font').replace(/[^A-Za-z0-9-]/g, '').slice(0, 60) || 'Font';
-  memoizeLayout(font);
-  memoizeSubsets(font);
-  const entry = { bytes, font, characters: new Set(font.characterSet), subsetName: `${tag}+${postscript}` };
-  if (parsedFonts.size >= PARSED_FONTS_MAX) parsedFonts.delete(parsedFonts.keys().next().value as string);
-  parsedFonts.set(hash, entry);
-  parsedByBytes.set(bytes, entry);
-  return entry;
-}
-
-/**
- * fontkit's layout (cmap, GSUB, GPOS) is a pure function of the text, and
- * pdf-lib runs it for every width and every encoded string: profiled at ~20%
- * of a custom-font page. Parsed fonts are shared across documents, so a
- * bounded memo per font serves repeated words across requests. pdf-lib only
- * reads the glyph runs (ids and advances), so sharing them is safe.
- */
-const LAYOUT_CACHE_MAX = 50_000;
-function memoizeLayout(font: fontkit.Font): void {
-  const layout = font.layout.bind(font);
-  const cache = new Map<string, fontkit.GlyphRun>();
-  font.layout = ((text: string, features?: never) => {
-    if (features !== undefined && Object.keys(features as object).length > 0) return layout(text, features);
-    let run = cache.get(text);
-    if (run === undefined) {
-      run = layout(text);
-      if (cache.size >= LAYOUT_CACHE_MAX) cache.clear();
-      cache.set(text, run);
-    }
-    return run;
-  }) as typeof font.layout;
-}
-
-/**
- * A subset's bytes are a pure function of the font and the glyph ids in
- * inclusion order, and documents made from one template include the same
- * glyphs: encoding the subset was the largest remaining cost of a
- * custom-font page. Returning the same bytes object also lets the deflate
- * memo below hit.
- */
-const SUBSET_CACHE_MAX = 256;
-function memoizeSubsets(font: fontkit.Font): void {
-  const createSubset = font.createSubset.bind(font);
-  const cache = new Map<string, Uint8Array>();
-  font.createSubset = () => {
-    const subset = createSubset() as fontkit.Subset & { glyphs: number[] };
-    const encode = subset.encode.bind(subset);
-    subset.encode = () => {
-      const key = subset.glyphs.join(',');
-      let bytes = cache.get(key);
-      if (bytes === undefined) {
-        bytes = encode();
-        if (cache.size >= SUBSET_CACHE_MAX) cache.clear();
-        cache.set(key, bytes);
-      }
-      return bytes;
-    };
-    return subset;
-  };
-}
 
 /** Deflated bytes of immutable inputs we produced (memoized subsets), by identity. */
 const deflated = new WeakMap<Uint8Array, Buffer>();
@@ -206,38 +97,41 @@ function deflate(contents: string | Uint8Array): Buffer {
   return out;
 }
 
-/** Widths per (font, text), because measuring custom fonts runs fontkit's layout. Bounded per font. */
+/**
+ * Widths and encodings per (font, text), per document, because both run
+ * fontkit's layout. Bounded per font; texts longer than MEMO_MAX_TEXT are
+ * not kept (a long word is measured and drawn about once anyway).
+ */
 const WIDTH_CACHE_MAX = 20_000;
 
 /** A custom (embedded, subset) font of one document. */
 class PdfLibFont implements Font {
   readonly standard = false;
-  readonly #characters: ReadonlySet<number>;
   readonly #widths = new Map<string, number>();
   /** Per document: the first encoding of a text records its glyphs in this document's subset. */
   readonly #encoded = new Map<string, string>();
 
   constructor(
     readonly native: PDFFont,
+    readonly parsed: ParsedFont,
     readonly name: string,
     readonly key: string,
     readonly ascent: number,
     readonly descent: number,
-    characters: ReadonlySet<number>,
-  ) {
-    this.#characters = characters;
-  }
+  ) {}
 
   covers(codePoint: number): boolean {
-    return this.#characters.has(codePoint);
+    return this.parsed.covers(codePoint);
   }
 
   widthOf(text: string, size: number): number {
     let perPoint = this.#widths.get(text);
     if (perPoint === undefined) {
-      perPoint = this.native.widthOfTextAtSize(text, 1);
-      if (this.#widths.size >= WIDTH_CACHE_MAX) this.#widths.clear();
-      this.#widths.set(text, perPoint);
+      perPoint = this.#layOut(() => this.native.widthOfTextAtSize(text, 1));
+      if (text.length <= MEMO_MAX_TEXT) {
+        if (this.#widths.size >= WIDTH_CACHE_MAX) this.#widths.clear();
+        this.#widths.set(text, perPoint);
+      }
     }
     return perPoint * size;
   }
@@ -245,11 +139,22 @@ class PdfLibFont implements Font {
   encode(text: string): string {
     let hex = this.#encoded.get(text);
     if (hex === undefined) {
-      hex = this.native.encodeText(text).toString();
-      if (this.#encoded.size >= WIDTH_CACHE_MAX) this.#encoded.clear();
-      this.#encoded.set(text, hex);
+      hex = this.#layOut(() => this.native.encodeText(text).toString());
+      if (text.length <= MEMO_MAX_TEXT) {
+        if (this.#encoded.size >= WIDTH_CACHE_MAX) this.#encoded.clear();
+        this.#encoded.set(text, hex);
+      }
     }
     return hex;
+  }
+
+  /** fontkit reads some tables (GSUB, GPOS, glyph outlines) only for the texts that need them: a damaged one is the font's fault. */
+  #layOut<T>(work: () => T): T {
+    try {
+      return work();
+    } catch (error) {
+      throw new FontError(`the font "${this.name}" cannot lay out this text (${(error as Error).message})`);
+    }
   }
 }
 
@@ -337,7 +242,7 @@ class StandardFont implements Font {
 
 class PdfLibDocument implements Document {
   readonly #standard = new Map<string, StandardFont>();
-  readonly #custom = new Map<fontkit.Font, PdfLibFont>();
+  readonly #custom = new Map<ParsedFont, PdfLibFont>();
   /** Page resources by key: fonts and images. */
   readonly #refs = new Map<string, PDFRef>();
   #fonts = 0;
@@ -363,15 +268,20 @@ class PdfLibDocument implements Document {
 
   async customFont(bytes: Uint8Array): Promise<Font> {
     const parsed = parseFont(bytes);
-    let font = this.#custom.get(parsed.font);
+    let font = this.#custom.get(parsed);
     if (font === undefined) {
-      // The shim hands pdf-lib our cached parse, so this costs no second parse.
-      const native = await this.doc.embedFont(parsed.bytes, { subset: true, customName: parsed.subsetName });
+      let native: PDFFont;
+      try {
+        // The shim hands pdf-lib our cached parse, so this costs no second parse.
+        native = await this.doc.embedFont(parsed.bytes, { subset: true, customName: parsed.subsetName });
+      } catch (error) {
+        throw new FontError(`the font cannot be embedded (${(error as Error).message})`);
+      }
       const f = parsed.font;
       const em = f.unitsPerEm;
-      font = new PdfLibFont(native, f.fullName ?? f.postscriptName ?? 'custom', this.#nextFontKey(), f.ascent / em, -f.descent / em, parsed.characters);
+      font = new PdfLibFont(native, parsed, parsed.name, this.#nextFontKey(), f.ascent / em, -f.descent / em);
       this.#refs.set(font.key, native.ref);
-      this.#custom.set(parsed.font, font);
+      this.#custom.set(parsed, font);
     }
     return font;
   }
@@ -426,7 +336,17 @@ class PdfLibDocument implements Document {
     if (metadata.language !== undefined) this.doc.setLanguage(metadata.language);
   }
 
-  save(): Promise<Uint8Array> {
+  async save(): Promise<Uint8Array> {
+    // pdf-lib embeds fonts when saving: subsetting reads the glyph outlines
+    // used, which no earlier step read. Embedding them first, one by one,
+    // says which font failed; a failure is the font's, not ours.
+    for (const font of this.#custom.values()) {
+      try {
+        await font.native.embed();
+      } catch (error) {
+        throw new FontError(`the font "${font.name}" cannot be embedded (${(error as Error).message})`);
+      }
+    }
     const compress = this.compress;
     // objectsPerTick: Infinity: in a worker there is no event loop worth yielding
     // to (pdf-lib yields every 50 objects by default, which only slows us down).

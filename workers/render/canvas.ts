@@ -19,8 +19,14 @@ function round2(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-/** A compact decimal operand. */
+/**
+ * A compact decimal operand. A number that is not finite is a bug upstream
+ * (an HTML tag once looked up `constructor` as a heading size): it would
+ * write `NaN` into the stream, which qpdf accepts and viewers silently
+ * misdraw, so it throws, and the request fails as a 500 instead.
+ */
 function n(value: number): string {
+  if (!Number.isFinite(value)) throw new Error(`a content-stream operand is ${value}`);
   return String(round2(value));
 }
 

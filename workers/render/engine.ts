@@ -1,7 +1,7 @@
 // Renders a validated RenderRequest: runs the operations in order against a
 // flow of pages, adds the page furniture once the page count is known, then
 // hands each page's content stream to the PDF seam.
-import { createDocument } from '../lib/pdf.js';
+import { createDocument, FontError } from '../lib/pdf.js';
 import { BLACK } from './canvas.js';
 import { RenderError, type RenderContext } from './common.js';
 import { checkContentBox, Flow, PageLimitError, type Margins } from './flow.js';
@@ -44,6 +44,7 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
     try {
       await type.run(op, context, `operations[${index}]`);
     } catch (error) {
+      if (error instanceof FontError) throw invalidFont(`operations[${index}]`, error);
       if (!(error instanceof PageLimitError)) throw error;
       throw new RenderError([
         {
@@ -58,11 +59,20 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
   }
   // A PDF needs a page; a request of only set_font gets a blank one.
   if (flow.pages.length === 0) flow.newPage();
-  await drawFurniture(flow.pages, margins, fonts, request.header, request.footer);
+  try {
+    await drawFurniture(flow.pages, margins, fonts, request.header, request.footer);
+    for (const page of flow.pages) doc.addPage(page.content());
+    if (request.metadata !== undefined) doc.setMetadata(request.metadata);
+    return await doc.save();
+  } catch (error) {
+    if (error instanceof FontError) throw invalidFont('operations', error);
+    throw error;
+  }
+}
 
-  for (const page of flow.pages) doc.addPage(page.content());
-  if (request.metadata !== undefined) doc.setMetadata(request.metadata);
-  return doc.save();
+/** A client's font failed where only using it could tell (a glyph's outline, a GSUB lookup). */
+function invalidFont(field: string, error: FontError): RenderError {
+  return new RenderError([{ field, code: 'INVALID_FONT', message: error.message }]);
 }
 
 function marginsOf(margin: RenderRequest['margin']): Margins {

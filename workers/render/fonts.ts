@@ -34,24 +34,32 @@ export class MissingGlyphsError extends Error {
 type Variant = 0 | 1 | 2 | 3; // regular, bold, italic, bold italic
 const variantOf = (choice: Pick<FontChoice, 'bold' | 'italic'>): Variant => ((choice.bold ? 1 : 0) + (choice.italic ? 2 : 0)) as Variant;
 
-const STANDARD_FAMILIES: Record<string, readonly [string, string, string, string]> = {
-  Helvetica: ['Helvetica', 'Helvetica-Bold', 'Helvetica-Oblique', 'Helvetica-BoldOblique'],
-  Times: ['Times-Roman', 'Times-Bold', 'Times-Italic', 'Times-BoldItalic'],
-  Courier: ['Courier', 'Courier-Bold', 'Courier-Oblique', 'Courier-BoldOblique'],
-  Symbol: ['Symbol', 'Symbol', 'Symbol', 'Symbol'],
-  ZapfDingbats: ['ZapfDingbats', 'ZapfDingbats', 'ZapfDingbats', 'ZapfDingbats'],
-};
+// Maps, not object literals: a family is client text, and "constructor" or
+// "__proto__" looked up in a plain object finds Object.prototype's members.
+const STANDARD_FAMILIES: ReadonlyMap<string, readonly [string, string, string, string]> = new Map([
+  ['Helvetica', ['Helvetica', 'Helvetica-Bold', 'Helvetica-Oblique', 'Helvetica-BoldOblique']],
+  ['Times', ['Times-Roman', 'Times-Bold', 'Times-Italic', 'Times-BoldItalic']],
+  ['Courier', ['Courier', 'Courier-Bold', 'Courier-Oblique', 'Courier-BoldOblique']],
+  ['Symbol', ['Symbol', 'Symbol', 'Symbol', 'Symbol']],
+  ['ZapfDingbats', ['ZapfDingbats', 'ZapfDingbats', 'ZapfDingbats', 'ZapfDingbats']],
+] as const);
+const HELVETICA = STANDARD_FAMILIES.get('Helvetica') as readonly [string, string, string, string];
+
+/** Whether `family` is one of the five standard families (not one of the 14 font names: see standardFamilyOf). */
+export function isStandardFamily(family: string): boolean {
+  return STANDARD_FAMILIES.has(family);
+}
 
 /** The standard family and variant of each of the 14 standard font names. */
 export function standardFamilyOf(name: string): FontChoice | undefined {
-  for (const [family, names] of Object.entries(STANDARD_FAMILIES)) {
+  for (const [family, names] of STANDARD_FAMILIES) {
     const index = names.indexOf(name);
     if (index >= 0) return { family, bold: (index & 1) === 1, italic: (index & 2) === 2 };
   }
   return undefined;
 }
 
-export const STANDARD_FAMILY_NAMES = Object.keys(STANDARD_FAMILIES);
+export const STANDARD_FAMILY_NAMES = [...STANDARD_FAMILIES.keys()];
 
 const DEJAVU = ['Sans', 'Serif', 'SansMono'] as const;
 type DejaVuClass = (typeof DEJAVU)[number];
@@ -60,7 +68,10 @@ const DEJAVU_FILES: Record<DejaVuClass, readonly [string, string, string, string
   Serif: ['DejaVuSerif', 'DejaVuSerif-Bold', 'DejaVuSerif-Italic', 'DejaVuSerif-BoldItalic'],
   SansMono: ['DejaVuSansMono', 'DejaVuSansMono-Bold', 'DejaVuSansMono-Oblique', 'DejaVuSansMono-BoldOblique'],
 };
-const FALLBACK_CLASS: Record<string, DejaVuClass> = { Times: 'Serif', Courier: 'SansMono' };
+const FALLBACK_CLASS: ReadonlyMap<string, DejaVuClass> = new Map([
+  ['Times', 'Serif'],
+  ['Courier', 'SansMono'],
+]);
 
 const dejavuDir = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 /** Font files read once per worker; the same bytes object lets the seam's parse cache hit. */
@@ -75,6 +86,17 @@ function dejavu(file: string): Uint8Array {
 }
 
 const LAYOUT_CHARACTERS = new Set([0x0a, 0x0d, 0x09]);
+
+/**
+ * Unicode's Default_Ignorable_Code_Point characters (zero-width space and
+ * joiners, soft hyphen, bidi controls, variation selectors; UAX #44) are
+ * invisible by definition. fontkit lays them out as the space glyph, so
+ * they were drawn, measured and extracted as spaces ("a\u200Bb" read
+ * "a b"; a word of a million zero-width spaces filled 152 pages). runs()
+ * drops them. None is below U+00AD, which keeps ASCII off the regex.
+ */
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
+const isIgnorable = (codePoint: number, char: string): boolean => codePoint >= 0xad && IGNORABLE.test(char);
 
 export class FontBook {
   /** Custom families: variant → font (regular at least). */
@@ -92,7 +114,7 @@ export class FontBook {
   }
 
   isKnown(family: string): boolean {
-    return family in STANDARD_FAMILIES || this.#custom.has(family);
+    return STANDARD_FAMILIES.has(family) || this.#custom.has(family);
   }
 
   /** The family's own font for a choice; a custom family without the variant uses its regular face. */
@@ -101,7 +123,7 @@ export class FontBook {
     if (custom !== undefined) {
       return custom.get(variantOf(choice)) ?? custom.get(0) ?? (custom.values().next().value as Font);
     }
-    const names = STANDARD_FAMILIES[choice.family] ?? STANDARD_FAMILIES.Helvetica!;
+    const names = STANDARD_FAMILIES.get(choice.family) ?? HELVETICA;
     return this.doc.standardFont(names[variantOf(choice)]);
   }
 
@@ -116,7 +138,7 @@ export class FontBook {
     for (let i = 0; i < text.length; i++) {
       const codePoint = text.codePointAt(i) as number;
       if (codePoint > 0xffff) i++;
-      if (!LAYOUT_CHARACTERS.has(codePoint) && !primary.covers(codePoint)) {
+      if (!LAYOUT_CHARACTERS.has(codePoint) && !primary.covers(codePoint) && !isIgnorable(codePoint, String.fromCodePoint(codePoint))) {
         return this.#fallbacks.has(this.#fallbackFile(choice)) ? undefined : this.#loadFallback(choice);
       }
     }
@@ -125,8 +147,9 @@ export class FontBook {
 
   /**
    * Splits text into runs by the font that draws each character: the
-   * family's font where it can, else the fallback. prepare() must have run
-   * for this text and choice. Throws MissingGlyphsError.
+   * family's font where it can, else the fallback. Ignorable characters
+   * are left out, so a text of nothing else has no runs. prepare() must have
+   * run for this text and choice. Throws MissingGlyphsError.
    */
   runs(text: string, choice: FontChoice): Run[] {
     const primary = this.primary(choice);
@@ -138,6 +161,13 @@ export class FontBook {
     let index = 0;
     for (const char of text) {
       const codePoint = char.codePointAt(0) as number;
+      if (isIgnorable(codePoint, char)) {
+        // The run so far ends before it and the next one starts after it.
+        if (current !== undefined && index > start) runs.push({ font: current, text: text.slice(start, index) });
+        index += char.length;
+        start = index;
+        continue;
+      }
       let font: Font | undefined = primary;
       if (!LAYOUT_CHARACTERS.has(codePoint) && !primary.covers(codePoint)) {
         font = fallback?.covers(codePoint) === true ? fallback : undefined;
@@ -156,7 +186,7 @@ export class FontBook {
   }
 
   #fallbackFile(choice: FontChoice): string {
-    const fontClass = FALLBACK_CLASS[choice.family] ?? 'Sans';
+    const fontClass = FALLBACK_CLASS.get(choice.family) ?? 'Sans';
     return DEJAVU_FILES[fontClass][variantOf(choice)];
   }
 

@@ -7,6 +7,7 @@
 // around it, unstyled. 10,000 nested <div>s therefore cost a loop, not a
 // stack overflow.
 import type { TextStyle } from '../inline.js';
+import { MAX_COLUMNS } from '../table-layout.js';
 import type { Block, ListItem, Margins, TableCellData } from './blocks.js';
 import { scopeOf, type Scope } from './cascade.js';
 import { flattenBlocks } from './flatten.js';
@@ -24,6 +25,8 @@ const BULLETS = ['•', '◦', '▪'] as const;
 const PARAGRAPH_MARGIN = 0.5;
 const HEADING_BEFORE = 0.75;
 const HEADING_AFTER = 0.35;
+/** List numbers (start, value) are clamped to ±1,000,000: enough for any real list, and a marker stays a few characters. */
+const MAX_LIST_NUMBER = 1_000_000;
 
 /** Where a container's children go: finished blocks, and the anonymous paragraph being gathered. */
 class Sink {
@@ -89,7 +92,7 @@ class Walker {
     const scope = scopeOf(element, parent);
     const tag = element.tagName;
     const size = scope.style.size;
-    const heading = HEADINGS[tag];
+    const heading = HEADINGS.get(tag);
     if (heading !== undefined) {
       // Keep a heading with two lines of what follows it.
       this.container(element, scope, sink, { before: HEADING_BEFORE * size, after: HEADING_AFTER * size }, 2 * parent.style.size * parent.style.lineHeight);
@@ -152,7 +155,7 @@ class Walker {
   list(element: HtmlElement, scope: Scope, sink: Sink, ordered: boolean): void {
     const itemScope: Scope = { ...scope, lists: scope.lists + 1 };
     const bullet = BULLETS[Math.min(scope.lists, BULLETS.length - 1)] as string;
-    let number = integerAttribute(element, 'start') ?? 1;
+    let number = integerAttribute(element, 'start', -MAX_LIST_NUMBER, MAX_LIST_NUMBER) ?? 1;
     const items: ListItem[] = [];
     // Content of the list outside any <li> (parse5 keeps `<ul>text<p>..</p></ul>` as written): an item without a marker.
     let loose: Sink | undefined;
@@ -166,7 +169,7 @@ class Walker {
       if (isElement(child) && child.tagName === 'li' && child.namespaceURI === HTML_NAMESPACE && itemScope.depth < MAX_DEPTH) {
         endLoose();
         const liScope = scopeOf(child, itemScope);
-        number = integerAttribute(child, 'value') ?? number;
+        number = integerAttribute(child, 'value', -MAX_LIST_NUMBER, MAX_LIST_NUMBER) ?? number;
         const marker = ordered ? `${number++}.` : bullet;
         // The marker takes the item's font and colour, never its link or decorations.
         const markerStyle: TextStyle = { ...liScope.style, underline: false, strike: false, link: undefined };
@@ -189,11 +192,15 @@ class Walker {
     const row = (tr: HtmlElement, sectionScope: Scope, into: TableCellData[][]) => {
       const rowScope = scopeOf(tr, sectionScope);
       const cells: TableCellData[] = [];
+      let columns = 0;
       for (const cell of tr.childNodes) {
         if (!isElement(cell) || (cell.tagName !== 'td' && cell.tagName !== 'th')) continue;
+        // Cells past the table layer's last column would be dropped there: they are not even built.
+        if (columns >= MAX_COLUMNS) break;
         const cellScope = scopeOf(cell, rowScope);
-        // HTML clamps colspan to 1..1000; the table layer clamps it again to the column count.
-        const colspan = Math.min(1000, Math.max(1, integerAttribute(cell, 'colspan') ?? 1));
+        // HTML clamps colspan to 1..1000; here it is clamped to the columns left.
+        const colspan = integerAttribute(cell, 'colspan', 1, MAX_COLUMNS - columns) ?? 1;
+        columns += colspan;
         cells.push({ spans: flattenBlocks(this.inner(cell, cellScope)), colspan, align: cellScope.align });
       }
       if (cells.length > 0) into.push(cells);
@@ -228,11 +235,13 @@ class Walker {
   }
 }
 
-function integerAttribute(element: HtmlElement, name: string): number | undefined {
+/** An integer attribute read as HTML reads one (leading digits, the rest ignored), clamped to min..max. */
+function integerAttribute(element: HtmlElement, name: string, min: number, max: number): number | undefined {
   const value = attribute(element, name);
   if (value === undefined) return undefined;
-  const match = /^\s*([+-]?\d{1,9})/.exec(value);
-  return match === null ? undefined : Number(match[1]);
+  // Every digit counts: keeping the first nine read "999999999999" as 999999999. Past 1e308 Number gives Infinity, which clamps too.
+  const match = /^\s*([+-]?\d+)/.exec(value);
+  return match === null ? undefined : Math.min(max, Math.max(min, Number(match[1])));
 }
 
 /** An element's text, gathered without recursion (for content nested past MAX_DEPTH). Block boundaries become spaces. */

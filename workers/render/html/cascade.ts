@@ -44,7 +44,7 @@ export function scopeOf(element: HtmlElement, parent: Scope): Scope {
       style.underline = true;
     }
   }
-  const heading = HEADINGS[tag];
+  const heading = HEADINGS.get(tag);
   if (heading !== undefined) {
     style.size = base.size * heading;
     style.bold = true;

@@ -21,29 +21,29 @@ export interface Declarations {
 const MIN_SIZE = 1;
 const MAX_SIZE = 500;
 
-/** HTML 4's sixteen colour keywords plus orange (CSS 2.1): enough for hand-written markup; anything else is hex or rgb(). */
-const NAMED: Record<string, string> = {
-  black: '#000000',
-  silver: '#c0c0c0',
-  gray: '#808080',
-  grey: '#808080',
-  white: '#ffffff',
-  maroon: '#800000',
-  red: '#ff0000',
-  purple: '#800080',
-  fuchsia: '#ff00ff',
-  magenta: '#ff00ff',
-  green: '#008000',
-  lime: '#00ff00',
-  olive: '#808000',
-  yellow: '#ffff00',
-  navy: '#000080',
-  blue: '#0000ff',
-  teal: '#008080',
-  aqua: '#00ffff',
-  cyan: '#00ffff',
-  orange: '#ffa500',
-};
+/** HTML 4's sixteen colour keywords plus orange (CSS 2.1): enough for hand-written markup; anything else is hex or rgb(). A Map: `color: constructor` must find nothing. */
+const NAMED: ReadonlyMap<string, string> = new Map([
+  ['black', '#000000'],
+  ['silver', '#c0c0c0'],
+  ['gray', '#808080'],
+  ['grey', '#808080'],
+  ['white', '#ffffff'],
+  ['maroon', '#800000'],
+  ['red', '#ff0000'],
+  ['purple', '#800080'],
+  ['fuchsia', '#ff00ff'],
+  ['magenta', '#ff00ff'],
+  ['green', '#008000'],
+  ['lime', '#00ff00'],
+  ['olive', '#808000'],
+  ['yellow', '#ffff00'],
+  ['navy', '#000080'],
+  ['blue', '#0000ff'],
+  ['teal', '#008080'],
+  ['aqua', '#00ffff'],
+  ['cyan', '#00ffff'],
+  ['orange', '#ffa500'],
+]);
 
 export function parseStyle(attribute: string): Declarations {
   const out: Declarations = {};
@@ -119,7 +119,7 @@ export function alignment(value: string): Align | undefined {
 }
 
 export function cssColor(value: string): Rgb | undefined {
-  const hex = NAMED[value] ?? value;
+  const hex = NAMED.get(value) ?? value;
   if (/^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/.test(hex)) return parseColor(hex);
   const rgb = /^rgba?\(\s*(\d{1,3}(?:\.\d+)?)(%?)\s*[,\s]\s*(\d{1,3}(?:\.\d+)?)(%?)\s*[,\s]\s*(\d{1,3}(?:\.\d+)?)(%?)\s*(?:[,/]\s*[\d.]+%?\s*)?\)$/.exec(value);
   if (rgb === null) return undefined;

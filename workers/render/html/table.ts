@@ -3,7 +3,6 @@
 // sized from its content as browsers size a table without widths.
 import type { Rgb } from '../canvas.js';
 import type { RenderContext } from '../common.js';
-import type { Flow } from '../flow.js';
 import { drawTable, type TableInput } from '../table-layout.js';
 import type { TableBlock } from './blocks.js';
 
@@ -25,24 +24,5 @@ export async function drawHtmlTable(context: RenderContext, block: TableBlock, f
     borderColor: BORDER_COLOR,
     headerFill: block.header.length > 0 ? HEADER_FILL : undefined,
   };
-  const flow = left > 0 ? indented(context.flow, left, width) : context.flow;
-  await drawTable({ ...context, flow }, input, field, width);
-}
-
-/**
- * The flow as seen from an indented box (a table in a list item or a
- * blockquote): the same pages, cursor and methods, with `left` and `width`
- * moved. drawTable takes its box from the flow, so this view places it
- * without a second table layout. Getters and methods run on the real flow,
- * whose private fields a proxy could not reach otherwise.
- */
-function indented(flow: Flow, left: number, width: number): Flow {
-  return new Proxy(flow, {
-    get(target, property) {
-      if (property === 'left') return target.left + left;
-      if (property === 'width') return width;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  await drawTable(context, input, field, { left, width });
 }

@@ -21,8 +21,21 @@ export const CONTAINERS = new Set([
   'dl', 'dt', 'dd', 'fieldset', 'legend', 'form', 'center', 'hgroup', 'search', 'li', 'caption', 'body', 'html', 'menu',
 ]);
 
-/** Heading sizes relative to the surrounding text (close to the HTML standard's 2em, 1.5em, 1.17em, 1em, 0.83em, 0.67em, evened out). */
-export const HEADINGS: Record<string, number> = { h1: 2, h2: 1.5, h3: 1.25, h4: 1.1, h5: 1, h6: 0.9 };
+/**
+ * Heading sizes relative to the surrounding text (close to the HTML
+ * standard's 2em, 1.5em, 1.17em, 1em, 0.83em, 0.67em, evened out). A Map,
+ * not an object: any tag name may come in, an object also answers
+ * `constructor`, and <constructor> once wrote NaN font sizes into the
+ * content stream.
+ */
+export const HEADINGS: ReadonlyMap<string, number> = new Map([
+  ['h1', 2],
+  ['h2', 1.5],
+  ['h3', 1.25],
+  ['h4', 1.1],
+  ['h5', 1],
+  ['h6', 0.9],
+]);
 
 export const PRE_TAGS = new Set(['pre', 'listing', 'xmp', 'plaintext']);
 export const MONOSPACE_TAGS = new Set(['code', 'kbd', 'samp', 'tt', ...PRE_TAGS]);
@@ -31,5 +44,5 @@ const OTHER_BLOCKS = new Set(['p', 'hr', 'blockquote', 'ul', 'ol', 'table', 'the
 
 /** Whether the element flows with the text around it (false for anything that starts a new block). */
 export function isInline(tag: string): boolean {
-  return !(CONTAINERS.has(tag) || PRE_TAGS.has(tag) || tag in HEADINGS || OTHER_BLOCKS.has(tag));
+  return !(CONTAINERS.has(tag) || PRE_TAGS.has(tag) || HEADINGS.has(tag) || OTHER_BLOCKS.has(tag));
 }

@@ -4,9 +4,10 @@
 // TrueType/OpenType data; later set_font calls refer to it by name, and
 // bold/italic pick the variants registered for it.
 import * as v from 'valibot';
+import { BoundedMap } from '../../lib/bounded-map.js';
 import { FontError } from '../../lib/pdf.js';
 import { color, decodeBase64Field, fontSize, RenderError, type OperationType } from '../common.js';
-import { standardFamilyOf } from '../fonts.js';
+import { isStandardFamily, standardFamilyOf } from '../fonts.js';
 
 /** Fonts larger than this are refused; CJK fonts are 15-20 MB. */
 export const MAX_FONT_BYTES = 32 * 1024 * 1024;
@@ -38,7 +39,7 @@ export const setFont: OperationType<typeof schema> = {
       italic = op.italic ?? exact.italic;
     }
     if (op.data !== undefined) {
-      if (exact !== undefined || family in { Helvetica: 1, Times: 1, Courier: 1, Symbol: 1, ZapfDingbats: 1 }) {
+      if (exact !== undefined || isStandardFamily(family)) {
         throw new RenderError([{ field: `${at}.family`, code: 'INVALID_VALUE', message: `"${family}" is a standard font; give a custom font another family name` }]);
       }
       const bytes = fontData(op.data, `${at}.data`);
@@ -74,21 +75,17 @@ export const setFont: OperationType<typeof schema> = {
  * hashing 700 KB of base64 each time dominated a custom-font page. The
  * decoded bytes are kept per worker by their base64 text (a string-keyed Map
  * hashes natively), and the PDF seam recognises the same bytes object
- * without hashing again. Bounded by total size.
+ * without hashing again. Bounded by total size, the base64 keys included
+ * (one byte per character: base64 is Latin-1, which V8 stores that way).
  */
-const decodedFonts = new Map<string, Uint8Array>();
-let decodedBytes = 0;
+const DECODED_FONTS_MAX = 64;
 const DECODED_FONTS_MAX_BYTES = 128 * 1024 * 1024;
+const decodedFonts = new BoundedMap<string, Uint8Array>(DECODED_FONTS_MAX, DECODED_FONTS_MAX_BYTES, (base64, bytes) => base64.length + bytes.byteLength);
 
 function fontData(base64: string, field: string): Uint8Array {
   const cached = decodedFonts.get(base64);
   if (cached !== undefined) return cached;
   const decoded = decodeBase64Field(base64, MAX_FONT_BYTES, field, { 'too-large': 'TOO_LONG', invalid: 'INVALID_FORMAT' });
-  if (decodedBytes + decoded.byteLength > DECODED_FONTS_MAX_BYTES) {
-    decodedFonts.clear();
-    decodedBytes = 0;
-  }
   decodedFonts.set(base64, decoded);
-  decodedBytes += decoded.byteLength;
   return decoded;
 }

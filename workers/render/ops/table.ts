@@ -7,10 +7,9 @@ import * as v from 'valibot';
 import { BLACK, type Rgb } from '../canvas.js';
 import { align, color, fontSize, points, type OperationType } from '../common.js';
 import type { Align, TextStyle } from '../inline.js';
-import { drawTable, type ColumnWidth, type TableCell } from '../table-layout.js';
+import { drawTable, MAX_COLUMNS, type ColumnWidth, type TableCell } from '../table-layout.js';
 
 /** Bounds that keep one request's work and memory small: 100,000 cells is about 500 A4 pages of a 5-column table. */
-const MAX_COLUMNS = 100;
 const MAX_HEADER_ROWS = 10;
 const MAX_ROWS = 20_000;
 const MAX_CELLS = 100_000;
@@ -108,6 +107,9 @@ function crossCheck(op: AddTable): Array<{ message: string; path: Path }> {
   if (cells > MAX_CELLS) issues.push({ message: `a table may hold at most ${MAX_CELLS} cells (this one has ${cells})`, path: [key(op, 'rows')] });
 
   const count = op.columns !== undefined && op.columns.length > 0 ? op.columns.length : undefined;
+  // Without columns the widest row sets the count, which colspans could take to 100 x 100 columns.
+  const limit = count ?? MAX_COLUMNS;
+  const past = count !== undefined ? `the table has ${count} columns` : `a table may have at most ${MAX_COLUMNS} columns`;
   const sections: Array<[Cell[][], (r: number) => Path]> = [
     [header.rows, (r) => (header.nested ? [key(op, 'header'), key(op.header, r)] : [key(op, 'header')])],
     [op.rows, (r) => [key(op, 'rows'), key(op.rows, r)]],
@@ -120,18 +122,18 @@ function crossCheck(op: AddTable): Array<{ message: string; path: Path }> {
       cellsOfRow.forEach((c, i) => {
         const span = typeof c === 'string' ? 1 : (c.colspan ?? 1);
         // One issue per row: the first cell that reaches past the last column.
-        if (count !== undefined && !reported && col + span > count) {
+        if (!reported && col + span > limit) {
           reported = true;
           const at: Path = [...rowPath(r), key(cellsOfRow, i)];
-          if (typeof c !== 'string' && c.colspan !== undefined && col < count) at.push(key(c, 'colspan'));
-          issues.push({ message: `reaches column ${col + span} but the table has ${count} columns`, path: at });
+          if (typeof c !== 'string' && c.colspan !== undefined && col < limit) at.push(key(c, 'colspan'));
+          issues.push({ message: `reaches column ${col + span} but ${past}`, path: at });
         }
         col += span;
       });
       widest = Math.max(widest, col);
     });
   }
-  const columns = count ?? widest;
+  const columns = count ?? Math.min(widest, MAX_COLUMNS);
   if (Array.isArray(op.align) && op.align.length > columns) {
     issues.push({ message: `gives ${op.align.length} alignments for ${columns} columns`, path: [key(op, 'align')] });
   }
@@ -191,8 +193,8 @@ export const addTable: OperationType<typeof schema> = {
         zebraFill: op.zebra,
       },
       at,
-      op.width,
-      cellField,
+      { width: op.width },
+      { cell: cellField, padding: `${at}.padding` },
     );
     context.flow.advance(op.spacing_after ?? body.size * 0.5);
   },

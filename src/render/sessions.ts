@@ -1,0 +1,241 @@
+// Session routes (render spec section 4, only when PLATEN_SESSIONS_ENABLED):
+// a document stays open on the server while operations are added one call
+// at a time; one final render replays them all and ends the session.
+// Each added operation is validated in a worker exactly as inside a
+// RenderRequest, and an invalid one is not counted. Sessions belong to their
+// client: another key gets 404.
+import { randomBytes } from 'node:crypto';
+import type { RenderOptions, SessionOperationOptions } from '../../workers/protocol.js';
+import type { Principal } from '../auth/key-store.js';
+import { dispatch } from '../http/dispatch.js';
+import { renderEnvelope } from '../http/envelope.js';
+import { HttpProblem } from '../http/problem.js';
+import type { Method, Route, RouteContext, RouteResult } from '../http/route.js';
+import type { WorkerPool } from '../pool/pool.js';
+import type { SessionRecord, SessionStore } from '../store/sessions.js';
+
+export interface SessionRoutesDeps {
+  readonly pool: WorkerPool;
+  readonly store: SessionStore;
+  readonly apiVersion: string;
+  readonly maxSessions: number;
+  readonly maxOperations: number;
+  /** The replayed request must fit a request body. */
+  readonly maxBytes: number;
+  readonly maxPages: number;
+  readonly idleSeconds: number;
+}
+
+const SESSION_ID = /^sess_[a-f0-9]{24}$/;
+const DOCUMENT_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Creation bodies are small control objects, parsed here (DESIGN.md allows it); anything larger is not one. */
+const MAX_CREATE_BYTES = 16 * 1024;
+
+/** Which operation each add route stands for. */
+const ADD_ROUTES: ReadonlyArray<readonly [Method, string, string]> = [
+  ['POST', 'pages', 'add_page'],
+  ['POST', 'text', 'add_text'],
+  ['POST', 'images', 'add_image'],
+  ['POST', 'tables', 'add_table'],
+  ['POST', 'html', 'add_html'],
+  // The spec's contract says PUT and its route listing POST: both are served.
+  ['PUT', 'font', 'set_font'],
+  ['POST', 'font', 'set_font'],
+];
+
+export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
+  const { store } = deps;
+
+  const answer = (context: RouteContext, status: number, session: SessionRecord): RouteResult => ({
+    status,
+    mediaType: 'application/json',
+    body: renderEnvelope(
+      JSON.stringify({
+        session_id: session.id,
+        status: session.status,
+        document_id: session.documentId,
+        operation_count: session.operations.length,
+        created_at: session.createdAt,
+        last_activity_at: session.lastActivityAt,
+        page_size: session.pageSize,
+        orientation: session.orientation,
+      }),
+      { requestId: context.requestId, receivedAt: context.receivedAt, apiVersion: deps.apiVersion },
+    ),
+  });
+
+  const own = (context: RouteContext): SessionRecord => {
+    const id = context.request.params[0] ?? '';
+    const session = SESSION_ID.test(id) ? store.get(id) : undefined;
+    if (session === undefined || session.owner !== context.principal?.label) {
+      throw new HttpProblem('not-found', { detail: 'There is no such session for this key (it may have been removed after it ended).' });
+    }
+    return session;
+  };
+
+  const active = (session: SessionRecord): SessionRecord => {
+    if (session.status === 'active') return session;
+    throw new HttpProblem('session-not-active', {
+      detail: `The session is ${session.status}; it takes no more operations. Create a new session.`,
+    });
+  };
+
+  const create: Route = {
+    method: 'POST',
+    path: '/api/v1/sessions',
+    family: 'render',
+    auth: 'core',
+    body: 'optional-json',
+    operation: 'sessions',
+    async handle(context) {
+      const principal = context.principal as Principal;
+      const limit = principal.sessions ?? deps.maxSessions;
+      if (store.activeCount(principal.label) >= limit) {
+        throw new HttpProblem('client-rate-exceeded', {
+          detail: `This client already has ${limit} active sessions (its maximum); render or delete one first.`,
+          retryAfter: deps.idleSeconds,
+        });
+      }
+      const options = parseCreate(context);
+      // Page size and orientation are checked by the render schema itself, in a worker.
+      const probe = Buffer.from(JSON.stringify({ page_size: options.pageSize, orientation: options.orientation, operations: [{ type: 'add_page' }] }));
+      const buffer = new ArrayBuffer(probe.byteLength);
+      new Uint8Array(buffer).set(probe);
+      await dispatch(deps.pool, context, 'validate', {}, { buffer, length: probe.byteLength });
+      const now = new Date().toISOString();
+      const session: SessionRecord = {
+        id: `sess_${randomBytes(12).toString('hex')}`,
+        owner: principal.label,
+        status: 'active',
+        documentId: options.documentId ?? `doc_${randomBytes(12).toString('hex')}`,
+        pageSize: options.pageSize,
+        orientation: options.orientation,
+        createdAt: now,
+        lastActivityAt: now,
+        operations: [],
+        bytes: 0,
+      };
+      store.create(session);
+      return { ...answer(context, 201, session), headers: [['Location', `/api/v1/sessions/${session.id}`]] };
+    },
+  };
+
+  const add = ([method, segment, type]: readonly [Method, string, string]): Route => ({
+    method,
+    path: `/api/v1/sessions/:sessionId/${segment}`,
+    family: 'render',
+    auth: 'core',
+    body: type === 'add_page' ? 'optional-json' : 'json',
+    async handle(context) {
+      const session = active(own(context));
+      if (session.operations.length >= deps.maxOperations) {
+        throw new HttpProblem('validation-failed', {
+          detail: `The session holds its maximum of ${deps.maxOperations} operations (PLATEN_SESSION_MAX_OPERATIONS); render it, or split the document.`,
+          errors: [{ field: '(session)', code: 'TOO_LARGE', message: `at most ${deps.maxOperations} operations` }],
+        });
+      }
+      const options: SessionOperationOptions = { type, pageSize: session.pageSize, orientation: session.orientation };
+      const value = await dispatch(deps.pool, context, 'session-operation', options);
+      const json = Buffer.from(value.body).toString('utf8');
+      // The session may have ended while the worker validated.
+      active(session);
+      const size = value.body.byteLength + 1; // the bytes, and a comma in the replayed request
+      if (session.bytes + size > deps.maxBytes) {
+        throw new HttpProblem('payload-too-large', {
+          detail: `The session's operations would exceed ${deps.maxBytes} bytes (PLATEN_MAX_BODY_BYTES), the most one render can take; render it now.`,
+        });
+      }
+      session.operations.push(json);
+      session.bytes += size;
+      session.lastActivityAt = new Date().toISOString();
+      return answer(context, 200, session);
+    },
+  });
+
+  return [
+    create,
+    { method: 'GET', path: '/api/v1/sessions/:sessionId', family: 'render', auth: 'core', body: 'none', handle: (context) => answer(context, 200, own(context)) },
+    {
+      method: 'DELETE',
+      path: '/api/v1/sessions/:sessionId',
+      family: 'render',
+      auth: 'core',
+      body: 'none',
+      handle(context) {
+        const session = own(context);
+        store.remove(session.id);
+        return {
+          status: 200,
+          mediaType: 'application/json',
+          body: renderEnvelope(JSON.stringify({ session_id: session.id, deleted: true }), { requestId: context.requestId, receivedAt: context.receivedAt, apiVersion: deps.apiVersion }),
+        };
+      },
+    },
+    ...ADD_ROUTES.map(add),
+    {
+      method: 'POST',
+      path: '/api/v1/sessions/:sessionId/render',
+      family: 'render',
+      auth: 'core',
+      body: 'none',
+      async handle(context) {
+        const session = active(own(context));
+        // The stored operations are already-validated JSON: spliced, not parsed again.
+        const request = `{"page_size":${JSON.stringify(session.pageSize)},"orientation":${JSON.stringify(session.orientation)},"operations":[${session.operations.length > 0 ? session.operations.join(',') : '{"type":"add_page"}'}]}`;
+        const bytes = Buffer.from(request, 'utf8');
+        const buffer = new ArrayBuffer(bytes.byteLength);
+        new Uint8Array(buffer).set(bytes);
+        const value = await dispatch(deps.pool, context, 'render', { maxPages: deps.maxPages } satisfies RenderOptions, { buffer, length: bytes.byteLength });
+        session.status = 'rendered';
+        session.lastActivityAt = new Date().toISOString();
+        return {
+          status: 200,
+          mediaType: value.mediaType,
+          body: value.body,
+          headers: [['Content-Disposition', `inline; filename="${session.documentId}.pdf"`]],
+        };
+      },
+    },
+  ];
+}
+
+interface CreateOptions {
+  readonly pageSize: string;
+  readonly orientation: string;
+  readonly documentId: string | undefined;
+}
+
+/** SessionCreateRequest: page_size (default A4), orientation (default portrait), document_id; all optional. */
+function parseCreate(context: RouteContext): CreateOptions {
+  const { body } = context;
+  if (body.length === 0) return { pageSize: 'A4', orientation: 'portrait', documentId: undefined };
+  if (body.length > MAX_CREATE_BYTES) {
+    throw new HttpProblem('payload-too-large', { detail: `A session creation body is a small object (at most ${MAX_CREATE_BYTES} bytes).` });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(body.buffer, 0, body.length).toString('utf8'));
+  } catch {
+    throw new HttpProblem('bad-request', { detail: 'The body is not valid JSON.' });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid('(body)', 'INVALID_TYPE', 'The body must be a JSON object.');
+  }
+  const { page_size: pageSize = 'A4', orientation = 'portrait', document_id: documentId, ...rest } = value as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw invalid(unknown.slice(0, 64), 'UNKNOWN_FIELD', 'Unknown field; the fields are page_size, orientation and document_id.');
+  if (typeof pageSize !== 'string') throw invalid('page_size', 'INVALID_TYPE', 'must be a string such as A4');
+  if (typeof orientation !== 'string') throw invalid('orientation', 'INVALID_TYPE', 'must be portrait or landscape');
+  // The worker checks the name; here it is only spelt the way the API spells it (a5 → A5, LETTER → Letter).
+  const canonical = /^[abc]\d+$/i.test(pageSize.trim())
+    ? pageSize.trim().toUpperCase()
+    : pageSize.trim().charAt(0).toUpperCase() + pageSize.trim().slice(1).toLowerCase();
+  if (documentId !== undefined && (typeof documentId !== 'string' || !DOCUMENT_ID.test(documentId))) {
+    throw invalid('document_id', 'INVALID_FORMAT', 'must be 1-128 of A-Z a-z 0-9 . _ : -');
+  }
+  return { pageSize: canonical, orientation, documentId };
+}
+
+function invalid(field: string, code: string, message: string): HttpProblem {
+  return new HttpProblem('validation-failed', { detail: `${field}: ${message}`, errors: [{ field, code, message }] });
+}

@@ -1,0 +1,128 @@
+// Stateful sessions (embedded mode): every route and state transition of the
+// spec, limits, ownership and idle expiry.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { KEYS, bearer } from './helpers/keys.js';
+import { postJson, readProblem } from './helpers/http.js';
+import { pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+
+interface Session {
+  session_id: string;
+  status: string;
+  document_id: string;
+  operation_count: number;
+  created_at: string;
+  last_activity_at: string;
+  page_size: string | null;
+  orientation: string | null;
+}
+
+const read = async (response: Response): Promise<Session> => ((await response.json()) as { data: Session }).data;
+const call = (s: TestServer, method: string, path: string, body?: unknown, key: string = KEYS.enterprise) =>
+  fetch(`${s.base}${path}`, {
+    method,
+    headers: { ...bearer(key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+const enabled = (env: Record<string, string> = {}) => startTestServer({ PLATEN_SESSIONS_ENABLED: 'true', ...env });
+
+describe('sessions', () => {
+  test('are not registered unless enabled: 404', async (t) => {
+    const s = await startTestServer();
+    t.after(() => s.close());
+    assert.equal((await postJson(s.base, '/api/v1/sessions', {})).status, 404);
+  });
+
+  test('create, add pages/text/font/table/html, render: a PDF with everything in order; then the session is rendered and terminal', async (t) => {
+    const s = await enabled();
+    t.after(() => s.close());
+    const created = await postJson(s.base, '/api/v1/sessions', { page_size: 'a5', orientation: 'landscape', document_id: 'quote-77' });
+    assert.equal(created.status, 201);
+    const session = await read(created);
+    assert.match(session.session_id, /^sess_[a-f0-9]{24}$/);
+    assert.equal(created.headers.get('location'), `/api/v1/sessions/${session.session_id}`);
+    assert.deepEqual({ status: session.status, document_id: session.document_id, count: session.operation_count, page_size: session.page_size }, { status: 'active', document_id: 'quote-77', count: 0, page_size: 'A5' });
+    const path = `/api/v1/sessions/${session.session_id}`;
+
+    assert.equal((await call(s, 'PUT', `${path}/font`, { family: 'Times', size: 14 })).status, 200);
+    assert.equal((await call(s, 'POST', `${path}/text`, { text: 'First words' })).status, 200);
+    assert.equal((await call(s, 'POST', `${path}/font`, { bold: true })).status, 200, 'font by POST too');
+    assert.equal((await call(s, 'POST', `${path}/tables`, { header: ['Item', 'Qty'], rows: [['Bearing', '2']] })).status, 200);
+    assert.equal((await call(s, 'POST', `${path}/pages`)).status, 200, 'a page with no body');
+    const last = await call(s, 'POST', `${path}/html`, { html: '<p>Closing <em>words</em></p>' });
+    assert.equal((await read(last)).operation_count, 6);
+
+    const rendered = await call(s, 'POST', `${path}/render`);
+    assert.equal(rendered.status, 200);
+    assert.equal(rendered.headers.get('content-type'), 'application/pdf');
+    const pdf = new Uint8Array(await rendered.arrayBuffer());
+    await qpdfCheck(pdf);
+    const text = await pdfToText(pdf);
+    const order = ['First words', 'Bearing', 'Closing words'].map((t) => text.indexOf(t));
+    assert.ok(order.every((i) => i >= 0) && order[0]! < order[1]! && order[1]! < order[2]!, text);
+
+    assert.equal((await read(await call(s, 'GET', path))).status, 'rendered');
+    for (const [method, suffix] of [['POST', '/text'], ['POST', '/render']] as const) {
+      const again = await call(s, method, `${path}${suffix}`, suffix === '/text' ? { text: 'late' } : undefined);
+      assert.equal(again.status, 409);
+      assert.equal((await readProblem(again)).slug, 'session-not-active');
+    }
+    const deleted = await call(s, 'DELETE', path);
+    assert.equal(deleted.status, 200);
+    assert.equal((await call(s, 'GET', path)).status, 404);
+  });
+
+  test('an invalid operation is a 422 with the payload field path and is not counted', async (t) => {
+    const s = await enabled();
+    t.after(() => s.close());
+    const { session_id: id } = await read(await postJson(s.base, '/api/v1/sessions', {}));
+    const bad = await call(s, 'POST', `/api/v1/sessions/${id}/text`, { text: 'x', size: 0 });
+    assert.equal(bad.status, 422);
+    assert.deepEqual((await readProblem(bad)).errors?.[0]?.field, 'size', 'the path is in the payload, not in a wrapping request');
+    const smuggled = await call(s, 'POST', `/api/v1/sessions/${id}/text`, { type: 'add_image', text: 'x' });
+    assert.equal(smuggled.status, 422);
+    assert.equal((await readProblem(smuggled)).errors?.[0]?.field, 'type');
+    assert.equal((await read(await call(s, 'GET', `/api/v1/sessions/${id}`))).operation_count, 0);
+    const badCreate = await postJson(s.base, '/api/v1/sessions', { page_size: 'Z9' });
+    assert.equal(badCreate.status, 422);
+    assert.equal((await readProblem(badCreate)).errors?.[0]?.field, 'page_size');
+  });
+
+  test('sessions belong to their client; the active-session maximum gives 429', async (t) => {
+    const s = await enabled({ PLATEN_MAX_SESSIONS: '2' });
+    t.after(() => s.close());
+    const { session_id: id } = await read(await postJson(s.base, '/api/v1/sessions', {}));
+    assert.equal((await call(s, 'GET', `/api/v1/sessions/${id}`, undefined, KEYS.core)).status, 404);
+    assert.equal((await call(s, 'POST', `/api/v1/sessions/${id}/text`, { text: 'x' }, KEYS.core)).status, 404);
+    assert.equal((await postJson(s.base, '/api/v1/sessions', {})).status, 201);
+    const third = await postJson(s.base, '/api/v1/sessions', {});
+    assert.equal(third.status, 429);
+    assert.match(third.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    assert.equal((await readProblem(third)).slug, 'client-rate-exceeded');
+    // Another client has its own allowance.
+    assert.equal((await postJson(s.base, '/api/v1/sessions', {}, bearer(KEYS.pro))).status, 201);
+  });
+
+  test('an idle session expires: 409 on adds, and it no longer counts against the maximum', async (t) => {
+    const s = await enabled({ PLATEN_SESSION_IDLE_S: '1', PLATEN_MAX_SESSIONS: '1' });
+    t.after(() => s.close());
+    const { session_id: id } = await read(await postJson(s.base, '/api/v1/sessions', {}));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    assert.equal((await read(await call(s, 'GET', `/api/v1/sessions/${id}`))).status, 'expired');
+    const late = await call(s, 'POST', `/api/v1/sessions/${id}/text`, { text: 'too late' });
+    assert.equal(late.status, 409);
+    assert.equal((await readProblem(late)).slug, 'session-not-active');
+    assert.equal((await postJson(s.base, '/api/v1/sessions', {})).status, 201);
+  });
+
+  test('an operation count past the session maximum is a 422', async (t) => {
+    const s = await enabled({ PLATEN_SESSION_MAX_OPERATIONS: '2' });
+    t.after(() => s.close());
+    const { session_id: id } = await read(await postJson(s.base, '/api/v1/sessions', {}));
+    for (let i = 0; i < 2; i++) assert.equal((await call(s, 'POST', `/api/v1/sessions/${id}/text`, { text: `t${i}` })).status, 200);
+    const over = await call(s, 'POST', `/api/v1/sessions/${id}/text`, { text: 'one too many' });
+    assert.equal(over.status, 422);
+    assert.equal((await readProblem(over)).errors?.[0]?.code, 'TOO_LARGE');
+  });
+});
