@@ -1,8 +1,9 @@
 // One page's drawing, written straight into content-stream operators (ISO
 // 32000-1 sections 8 and 9). Callers use top-left coordinates in points, as
 // people measure a page; this class turns them into PDF space (origin
-// bottom-left). Text arrives already encoded as hex string operands by the
-// font, so nothing a client sends can become PDF syntax.
+// bottom-left). Text arrives already encoded by its font as a string operand
+// (escaped literal for the standard fonts, hex for embedded ones), so
+// nothing a client sends can become PDF syntax.
 import type { Font, Image, LinkArea, PageContent } from '../lib/pdf.js';
 import type { Run } from './fonts.js';
 

@@ -8,8 +8,8 @@
 // else libvips could open are refused before any pixel is decoded.
 //
 // After a decode that proves them intact, JPEG goes into the PDF byte for
-// byte and PNG with its pixels unchanged (pdf-lib inflates and re-deflates
-// them, losslessly); WebP, GIF, TIFF, AVIF/HEIF, rotated (EXIF)
+// byte and PNG with its pixels unchanged (a grey or RGB PNG with its image
+// data copied as is, see lib/png.ts; others through pdf-lib, losslessly); WebP, GIF, TIFF, AVIF/HEIF, rotated (EXIF)
 // and JPEG variants a PDF cannot hold (CMYK, 12-bit, lossless, arithmetic)
 // are converted by sharp: to PNG when lossless matters (alpha, palette
 // images such as GIF, PNG input), otherwise to JPEG at quality 90 without
@@ -43,8 +43,9 @@ export const MAX_IMAGE_PIXELS = 40_000_000;
 export const MAX_DECODED_BYTES = 160_000_000;
 /**
  * What one document's images may hold in memory until the PDF is saved.
- * pdf-lib decodes every PNG into RGB plus alpha (4 bytes a pixel) and keeps
- * it until save; JPEG stays compressed. 256 MiB is 64 MP of PNG, half the
+ * pdf-lib decodes a PNG it embeds (all but grey/RGB ones without alpha,
+ * which are copied as they are) into RGB plus alpha (4 bytes a pixel) and
+ * keeps it until save; JPEG stays compressed. Counting every PNG so errs safe. 256 MiB is 64 MP of PNG, half the
  * worker's default 512 MB budget.
  */
 export const MAX_DOCUMENT_IMAGE_BYTES = 256 * 1024 * 1024;
