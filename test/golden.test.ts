@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { postJson, readProblem, renderPdf } from './helpers/http.js';
-import { pdfFonts, pdfInfo, pdfToText, qpdfCheck, wordBoxes, type WordBox } from './helpers/pdf-tools.js';
+import { pdfFonts, pdfInfo, pdfToText, wordBoxes, type WordBox } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const A4_WIDTH = 595.28;

@@ -3,15 +3,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { crc32, deflateSync } from 'node:zlib';
 import { postJson, readProblem } from './helpers/http.js';
-import { pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
+import { pdfInfo, pdfToText, qpdfCheck, withFile } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const run = promisify(execFile);
@@ -44,16 +41,6 @@ interface Word {
   readonly yMax: number;
 }
 
-async function withFile<T>(pdf: Uint8Array, use: (path: string) => Promise<T>): Promise<T> {
-  const dir = await mkdtemp(join(tmpdir(), 'platen-html-'));
-  try {
-    const path = join(dir, 'out.pdf');
-    await writeFile(path, pdf);
-    return await use(path);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 /** Every word with its page (1-based) and box in points from the page's top-left, by `pdftotext -bbox`. */
 async function words(pdf: Uint8Array): Promise<{ words: Word[]; pageWidth: number; pageHeight: number }> {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { postJson, readProblem, renderPdf } from './helpers/http.js';
-import { pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
+import { pdfInfo, pdfToText } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const run = promisify(execFile);

@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-async function withFile<T>(pdf: Uint8Array, use: (path: string) => Promise<T>): Promise<T> {
+/** Runs `use` on a temporary file holding the PDF, removed afterwards. */
+export async function withFile<T>(pdf: Uint8Array, use: (path: string) => Promise<T>): Promise<T> {
   const dir = await mkdtemp(join(tmpdir(), 'platen-test-'));
   try {
     const path = join(dir, 'out.pdf');

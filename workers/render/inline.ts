@@ -25,13 +25,13 @@ export interface Span {
 
 export type Align = 'left' | 'center' | 'right' | 'justify';
 
-interface Piece {
+export interface Piece {
   readonly runs: readonly Run[];
   readonly width: number;
   readonly style: TextStyle;
 }
 
-interface Unit {
+export interface Unit {
   readonly pieces: Piece[];
   width: number;
   /** Width of the space before the unit, in the style of the text around it; 0 when glued or first. */
@@ -169,7 +169,8 @@ function measure(word: string, style: TextStyle, width: number, fonts: FontBook)
   return pieces;
 }
 
-function makeLine(units: Unit[], width: number, last: boolean, fallbackStyle: TextStyle | undefined, fonts: FontBook): Line {
+/** A line of units, with its height and baseline (also used by html/pre.ts for preformatted lines). */
+export function makeLine(units: Unit[], width: number, last: boolean, fallbackStyle: TextStyle | undefined, fonts: FontBook): Line {
   // Line metrics come from each piece's own family font, not from fallback
   // faces, so a line with one Greek word keeps the paragraph's rhythm.
   let ascent = 0;

@@ -7,7 +7,7 @@
 // The lines built here have the same shape as its lines (one unit of styled
 // pieces), so drawLine draws them, links and decorations included.
 import type { FontBook } from '../fonts.js';
-import type { Line, Span, TextStyle } from '../inline.js';
+import { makeLine, type Line, type Span, type TextStyle } from '../inline.js';
 
 type Unit = Line['units'][number];
 type Piece = Unit['pieces'][number];
@@ -22,7 +22,7 @@ export function preLines(spans: readonly Span[], width: number, fonts: FontBook)
   let current: TextStyle | undefined = spans[0]?.style;
 
   const endLine = () => {
-    lines.push(makeLine(pieces, lineWidth, current, fonts));
+    lines.push(preLine(pieces, lineWidth, current, fonts));
     pieces = [];
     lineWidth = 0;
   };
@@ -95,20 +95,7 @@ function expandTabs(text: string, startColumn: number): string {
   return out;
 }
 
-/** Height and baseline as inline.ts computes them: from each style's own family font, line height and size. */
-function makeLine(pieces: Piece[], width: number, fallback: TextStyle | undefined, fonts: FontBook): Line {
-  let ascent = 0;
-  let descent = 0;
-  let height = 0;
-  const measureStyle = (style: TextStyle) => {
-    const font = fonts.primary(style);
-    ascent = Math.max(ascent, font.ascent * style.size);
-    descent = Math.max(descent, font.descent * style.size);
-    height = Math.max(height, style.size * style.lineHeight);
-  };
-  for (const piece of pieces) measureStyle(piece.style);
-  if (pieces.length === 0 && fallback !== undefined) measureStyle(fallback);
-  height = Math.max(height, ascent + descent);
-  const units: Unit[] = pieces.length === 0 ? [] : [{ pieces, width, spaceBefore: 0 }];
-  return { units, width, height, baseline: (height - (ascent + descent)) / 2 + ascent, last: true };
+/** A preformatted line: one unit, metrics exactly as inline.ts computes them. */
+function preLine(pieces: Piece[], width: number, fallback: TextStyle | undefined, fonts: FontBook): Line {
+  return makeLine(pieces.length === 0 ? [] : [{ pieces, width, spaceBefore: 0 }], width, true, fallback, fonts);
 }
