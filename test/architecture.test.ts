@@ -59,10 +59,10 @@ test('src/http knows nothing of PDFs or of the route modules above it', async ()
   }
 });
 
-test('pdf-lib is used behind one seam only (workers/lib/pdf.ts)', async () => {
+test('pdf-lib is used behind one seam only (workers/lib/pdf.ts and its font modules)', async () => {
   const all = await importsOf([...(await sources('src')), ...(await sources('workers'))]);
   const users = new Set(all.filter((imp) => /pdf-lib/.test(imp.specifier)).map((imp) => imp.file));
-  assert.deepEqual([...users], ['workers/lib/pdf.ts']);
+  assert.deepEqual([...users].sort(), ['workers/lib/custom-font.ts', 'workers/lib/pdf.ts', 'workers/lib/standard-font.ts']);
 });
 
 test('only src/config.ts reads process.env', async () => {

@@ -10,8 +10,10 @@
 // that way against a few ms for the same glyphs written as one stream.
 import { deflateSync } from 'node:zlib';
 import { PDFDocument, PDFHexString, PDFName, StandardFonts, type PDFFont, type PDFImage, type PDFPage, type PDFRef } from '@cantoo/pdf-lib';
-import { FontError, fontkitShim, MEMO_MAX_TEXT, parseFont, type ParsedFont } from './fonts-parse.js';
+import { FontError, fontkitShim, parseFont, type ParsedFont } from './fonts-parse.js';
+import { CustomFont } from './custom-font.js';
 import { passThroughPng } from './png.js';
+import { metricsOf, StandardFont } from './standard-font.js';
 
 export { FontError };
 
@@ -83,8 +85,6 @@ export interface Document {
   save(): Promise<Uint8Array>;
 }
 
-// --- fonts ---------------------------------------------------------------
-
 /** Deflated bytes of immutable inputs we produced (memoized subsets), by identity. */
 const deflated = new WeakMap<Uint8Array, Buffer>();
 function deflate(contents: string | Uint8Array): Buffer {
@@ -97,152 +97,11 @@ function deflate(contents: string | Uint8Array): Buffer {
   return out;
 }
 
-/**
- * Widths and encodings per (font, text), per document, because both run
- * fontkit's layout. Bounded per font; texts longer than MEMO_MAX_TEXT are
- * not kept (a long word is measured and drawn about once anyway).
- */
-const WIDTH_CACHE_MAX = 20_000;
-
-/** A custom (embedded, subset) font of one document. */
-class PdfLibFont implements Font {
-  readonly standard = false;
-  readonly #widths = new Map<string, number>();
-  /** Per document: the first encoding of a text records its glyphs in this document's subset. */
-  readonly #encoded = new Map<string, string>();
-
-  constructor(
-    readonly native: PDFFont,
-    readonly parsed: ParsedFont,
-    readonly name: string,
-    readonly key: string,
-    readonly ascent: number,
-    readonly descent: number,
-  ) {}
-
-  covers(codePoint: number): boolean {
-    return this.parsed.covers(codePoint);
-  }
-
-  widthOf(text: string, size: number): number {
-    let perPoint = this.#widths.get(text);
-    if (perPoint === undefined) {
-      perPoint = this.#layOut(() => this.native.widthOfTextAtSize(text, 1));
-      if (text.length <= MEMO_MAX_TEXT) {
-        if (this.#widths.size >= WIDTH_CACHE_MAX) this.#widths.clear();
-        this.#widths.set(text, perPoint);
-      }
-    }
-    return perPoint * size;
-  }
-
-  encode(text: string): string {
-    let hex = this.#encoded.get(text);
-    if (hex === undefined) {
-      hex = this.#layOut(() => this.native.encodeText(text).toString());
-      if (text.length <= MEMO_MAX_TEXT) {
-        if (this.#encoded.size >= WIDTH_CACHE_MAX) this.#encoded.clear();
-        this.#encoded.set(text, hex);
-      }
-    }
-    return hex;
-  }
-
-  /** fontkit reads some tables (GSUB, GPOS, glyph outlines) only for the texts that need them: a damaged one is the font's fault. */
-  #layOut<T>(work: () => T): T {
-    try {
-      return work();
-    } catch (error) {
-      throw new FontError(`the font "${this.name}" cannot lay out this text (${(error as Error).message})`);
-    }
-  }
-}
-
-/**
- * A standard font's metrics, built once per worker per font: the characters
- * it encodes, each one's advance (per point of size) and its hex code.
- *
- * Widths exclude kerning on purpose: pdf-lib's widthOfTextAtSize adds AFM
- * kerning pairs, but text drawn with Tj is not kerned, so its widths ran
- * short of what was drawn (right-aligned text overshot its box). Encoding
- * per character from a table also replaced pdf-lib's per-call glyph lookup
- * and hex formatting, ~15% of a table-heavy page.
- */
-interface StandardMetrics {
-  readonly characters: ReadonlySet<number>;
-  readonly advance: ReadonlyMap<number, number>;
-  /** Each character's byte as it goes inside a literal string: itself, or escaped. */
-  readonly literal: ReadonlyMap<number, string>;
-}
-
-/**
- * A byte inside a PDF literal string (ISO 32000-1 section 7.3.4.2): printable
- * ASCII as itself, the three delimiters escaped with a backslash, anything
- * else as a three-digit octal escape. No byte a client sends can end the
- * string early or become an operator. Literal strings are half the size of
- * hex ones, which shortens the streams to build and to deflate.
- */
-function literalByte(byte: number): string {
-  if (byte === 0x28 || byte === 0x29 || byte === 0x5c) return `\\${String.fromCharCode(byte)}`;
-  if (byte >= 0x20 && byte <= 0x7e) return String.fromCharCode(byte);
-  return `\\${byte.toString(8).padStart(3, '0')}`;
-}
-
-const standardMetrics = new Map<string, StandardMetrics>();
-function metricsOf(name: string, native: PDFFont): StandardMetrics {
-  let metrics = standardMetrics.get(name);
-  if (metrics === undefined) {
-    const characters = new Set(native.getCharacterSet());
-    const advance = new Map<number, number>();
-    const literal = new Map<number, string>();
-    for (const codePoint of characters) {
-      const char = String.fromCodePoint(codePoint);
-      advance.set(codePoint, native.widthOfTextAtSize(char, 1));
-      // A standard font's code is one byte: its hex is two digits.
-      literal.set(codePoint, literalByte(Number.parseInt(native.encodeText(char).asString(), 16)));
-    }
-    metrics = { characters, advance, literal };
-    standardMetrics.set(name, metrics);
-  }
-  return metrics;
-}
-
-class StandardFont implements Font {
-  readonly standard = true;
-
-  constructor(
-    readonly name: string,
-    readonly key: string,
-    readonly ascent: number,
-    readonly descent: number,
-    private readonly metrics: StandardMetrics,
-  ) {}
-
-  covers(codePoint: number): boolean {
-    return this.metrics.characters.has(codePoint);
-  }
-
-  widthOf(text: string, size: number): number {
-    const advance = this.metrics.advance;
-    let width = 0;
-    for (let i = 0; i < text.length; i++) width += advance.get(text.charCodeAt(i)) ?? 0;
-    return width * size;
-  }
-
-  encode(text: string): string {
-    const literal = this.metrics.literal;
-    let out = '(';
-    // Standard fonts encode single bytes from the BMP only; runs() never hands them anything else.
-    for (let i = 0; i < text.length; i++) out += literal.get(text.charCodeAt(i)) ?? '';
-    return `${out})`;
-  }
-}
-
 // --- the document ---------------------------------------------------------
 
 class PdfLibDocument implements Document {
   readonly #standard = new Map<string, StandardFont>();
-  readonly #custom = new Map<ParsedFont, PdfLibFont>();
+  readonly #custom = new Map<ParsedFont, CustomFont>();
   /** Page resources by key: fonts and images. */
   readonly #refs = new Map<string, PDFRef>();
   #fonts = 0;
@@ -279,7 +138,7 @@ class PdfLibDocument implements Document {
       }
       const f = parsed.font;
       const em = f.unitsPerEm;
-      font = new PdfLibFont(native, parsed, parsed.name, this.#nextFontKey(), f.ascent / em, -f.descent / em);
+      font = new CustomFont(native, parsed, parsed.name, this.#nextFontKey(), f.ascent / em, -f.descent / em);
       this.#refs.set(font.key, native.ref);
       this.#custom.set(parsed, font);
     }
