@@ -7,6 +7,7 @@ import type { LoadFigures } from './autocannon.js';
 import type { RunInfo } from './machine.js';
 import type { EngineResult } from './scenarios/engine.js';
 import type { HealthzResult } from './scenarios/healthz.js';
+import type { JobsResult } from './scenarios/jobs.js';
 import type { MixedResult } from './scenarios/mixed.js';
 import type { OverloadResult } from './scenarios/overload.js';
 import type { RenderBaselines, RenderRatios } from './scenarios/render.js';
@@ -25,6 +26,7 @@ export interface Results {
   readonly overload: OverloadResult;
   readonly mixed: MixedResult;
   readonly engine: EngineResult;
+  readonly jobs: JobsResult;
 }
 
 /** Targets from the issues. */
@@ -90,6 +92,10 @@ function summarize(info: RunInfo, r: Results): string {
     '',
     table(['Ratio', 'Value', 'Target'], ratios),
     '',
+    '## Jobs',
+    '',
+    jobsTable(r.jobs),
+    '',
     '## Render engine documents',
     '',
     engineTables(r.engine),
@@ -100,6 +106,18 @@ function summarize(info: RunInfo, r: Results): string {
       '(no coordinated omission); the in-server 503 figure is the refusal path alone.',
     '',
   ].join('\n');
+}
+
+function jobsTable(jobs: JobsResult): string {
+  return table(
+    ['Jobs', 'Value'],
+    [
+      [`${jobs.jobs} letters as jobs, submitted and polled to completion`, `${fmt(jobs.jobsPerSecond)} jobs/s (${fmt(jobs.toSync)} of the synchronous ${fmt(jobs.syncAlone.requestsPerSecond)} req/s); ${jobs.refusedSubmissions} submissions refused (503) and retried`],
+      ['polls', `${jobs.polls} (${fmt(round(jobs.polls / jobs.jobs, 1))} a job), p50 ${fmt(jobs.pollLatency.p50Ms)} ms, p99 ${fmt(jobs.pollLatency.p99Ms)} ms`],
+      ['synchronous renders while a backlog drains / alone (req/s)', `${fmt(jobs.syncDuringBacklog.requestsPerSecond)} / ${fmt(jobs.syncAlone.requestsPerSecond)} (× ${fmt(ratio(jobs.syncDuringBacklog.requestsPerSecond, jobs.syncAlone.requestsPerSecond))})`],
+      ['synchronous p99 while a backlog drains / alone (ms)', `${fmt(jobs.syncDuringBacklog.p99Ms)} / ${fmt(jobs.syncAlone.p99Ms)}; ${jobs.backlogLeft} backlog jobs still unfinished at the end`],
+    ],
+  );
 }
 
 function engineTables(engine: EngineResult): string {

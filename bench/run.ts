@@ -7,6 +7,7 @@ import { runInfo } from './machine.js';
 import { writeResults } from './report.js';
 import { engineBaselines, engineOnServer } from './scenarios/engine.js';
 import { healthzScenario } from './scenarios/healthz.js';
+import { jobsScenario } from './scenarios/jobs.js';
 import { mixedScenario } from './scenarios/mixed.js';
 import { overloadScenario } from './scenarios/overload.js';
 import { renderBaselines, renderOnServer, renderRatios, saturation } from './scenarios/render.js';
@@ -33,9 +34,11 @@ async function main(): Promise<void> {
     const mixed = await mixedScenario(settings, server);
     step('render engine documents: letter, custom font, invoice table, HTML article, Unicode');
     const engine = await engineOnServer(settings, server);
+    step('jobs: a batch polled to completion, then synchronous renders while a backlog drains');
+    const jobs = await jobsScenario(settings, server, render);
     step('scenario 3: overload, renders arriving at 4× the saturation rate');
     const overload = await overloadScenario(settings, server, render.requestsPerSecond);
-    serverRuns = { healthz, render, mixed, overload, engine };
+    serverRuns = { healthz, render, mixed, overload, engine, jobs };
   } finally {
     const code = await server.stop();
     if (code !== 0) step(`the server exited with code ${code}; its last output:\n${server.output().slice(-4000)}`);
@@ -56,6 +59,7 @@ async function main(): Promise<void> {
     overload: serverRuns.overload,
     mixed: serverRuns.mixed,
     engine,
+    jobs: serverRuns.jobs,
   });
   process.stdout.write(`\n${summary}`);
   step(`results in ${settings.resultsDir}`);

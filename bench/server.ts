@@ -1,5 +1,8 @@
 // The built Platen server (dist/src/main.js) as the bench runs it: its own
 // key, limits raised out of the way, quiet logs, a fixed worker count.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, spawnServer, type ChildServer } from './child.js';
 import { BENCH_KEY_ENTRY } from './documents.js';
@@ -30,6 +33,8 @@ export function startPlaten(settings: Settings): Promise<ChildServer> {
         // Set explicitly (its default is 4 × workers) so that the bench's
         // connection counts are computed from the value the server uses.
         PLATEN_MAX_QUEUE: String(settings.maxQueue),
+        // Job records and results go to a scratch directory, not the checkout.
+        PLATEN_DATA_DIR: mkdtempSync(join(tmpdir(), 'platen-bench-')),
       },
     }),
   );

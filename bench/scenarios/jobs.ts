@@ -1,0 +1,109 @@
+// Jobs (issue 4): a batch of letters submitted as jobs and polled to
+// completion, reported as jobs/s against the synchronous render rate of the
+// same document, with the cost of polling; then synchronous renders at
+// saturation while a backlog of jobs drains, against their rate alone: jobs
+// run at most workers - 1 at a time, so synchronous work must keep a worker.
+import { performance } from 'node:perf_hooks';
+import { measure, type LoadFigures } from '../autocannon.js';
+import type { ChildServer } from '../child.js';
+import { LETTER_JSON } from '../documents.js';
+import type { Settings } from '../settings.js';
+import { ratio, round, Samples, type Latency } from '../stats.js';
+import { RENDER_HEADERS, renderTarget, saturation } from './render.js';
+
+/** Jobs in the measured batch, and in the backlog that drains under synchronous load. */
+const BATCH = 200;
+const BACKLOG = 400;
+/** How often each client polls: faster than the server's Retry-After (1 s), to measure the poll path itself. */
+const POLL_EVERY_MS = 20;
+/**
+ * Submissions in flight at once. Submission validates in a worker, so it
+ * shares the pool's admission (threads + queue) with everything else; a
+ * refused submission (503) is retried after its Retry-After, as a client
+ * would, and counted.
+ */
+const SUBMITTERS = 4;
+
+export interface JobsResult {
+  readonly jobs: number;
+  /** Submissions answered 503 and retried after Retry-After. */
+  readonly refusedSubmissions: number;
+  readonly jobsPerSecond: number;
+  /** Jobs/s ÷ synchronous renders/s of the same document. */
+  readonly toSync: number | undefined;
+  readonly polls: number;
+  readonly pollLatency: Latency;
+  readonly syncAlone: LoadFigures;
+  readonly syncDuringBacklog: LoadFigures;
+  /** How many of the backlog's jobs were still unfinished when the synchronous run ended. */
+  readonly backlogLeft: number;
+}
+
+let refused = 0;
+
+async function submitAll(base: string, count: number): Promise<string[]> {
+  const ids: string[] = [];
+  let next = 0;
+  const submitter = async () => {
+    while (next < count) {
+      next += 1;
+      for (;;) {
+        const response = await fetch(`${base}/api/v1/jobs`, { method: 'POST', headers: RENDER_HEADERS, body: LETTER_JSON });
+        if (response.status === 503) {
+          refused += 1;
+          await response.arrayBuffer();
+          await new Promise((resolve) => setTimeout(resolve, Number(response.headers.get('retry-after') ?? '1') * 1000));
+          continue;
+        }
+        if (response.status !== 201) throw new Error(`job submission failed: ${response.status} ${await response.text()}`);
+        ids.push(((await response.json()) as { data: { job_id: string } }).data.job_id);
+        break;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: SUBMITTERS }, submitter));
+  return ids;
+}
+
+async function status(base: string, id: string, latency?: Samples): Promise<string> {
+  const started = performance.now();
+  const response = await fetch(`${base}/api/v1/jobs/${id}`, { headers: { authorization: RENDER_HEADERS.authorization as string } });
+  const body = (await response.json()) as { data: { status: string } };
+  latency?.add(performance.now() - started);
+  return body.data.status;
+}
+
+export async function jobsScenario(settings: Settings, server: ChildServer, syncAlone: LoadFigures): Promise<JobsResult> {
+  const latency = new Samples();
+  const started = performance.now();
+  const ids = await submitAll(server.base, BATCH);
+  await Promise.all(
+    ids.map(async (id) => {
+      for (;;) {
+        const state = await status(server.base, id, latency);
+        if (state === 'completed') return;
+        if (state !== 'pending' && state !== 'running') throw new Error(`job ${id} ended ${state}`);
+        await new Promise((resolve) => setTimeout(resolve, POLL_EVERY_MS));
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const jobsPerSecond = round(BATCH / seconds, 1);
+
+  const backlog = await submitAll(server.base, BACKLOG);
+  const during = await measure(renderTarget(server.base, saturation(settings)), 1, Math.max(3, Math.floor(settings.seconds / 2)));
+  let left = 0;
+  for (const id of backlog) if ((await status(server.base, id)) !== 'completed') left += 1;
+
+  return {
+    jobs: BATCH,
+    refusedSubmissions: refused,
+    jobsPerSecond,
+    toSync: ratio(jobsPerSecond, syncAlone.requestsPerSecond),
+    polls: latency.count,
+    pollLatency: latency.latency(),
+    syncAlone,
+    syncDuringBacklog: during,
+    backlogLeft: left,
+  };
+}
