@@ -63,6 +63,8 @@ const EnvSchema = v.object({
   PLATEN_SESSION_IDLE_S: v.optional(integer(1, 7 * 24 * 3600), '900'),
   PLATEN_MAX_SESSIONS: v.optional(integer(1, 100_000), '10'),
   PLATEN_SESSION_MAX_OPERATIONS: v.optional(integer(1, 100_000), '10000'),
+  PLATEN_MAX_FONT_BYTES: v.optional(integer(1024, 2 ** 31), String(50 * 1024 * 1024)),
+  PLATEN_MAX_IMAGE_PIXELS: v.optional(integer(1, 2 ** 32), String(100_000_000)),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;
@@ -104,6 +106,10 @@ export interface Config {
   /** Active sessions per client unless its key says otherwise (attribute `sessions`). */
   readonly maxSessions: number;
   readonly sessionMaxOperations: number;
+  /** Decoded font bytes /v1/font/subset accepts (413 font-too-large past it). */
+  readonly maxFontBytes: number;
+  /** Pixels (width × height) of an input image the accelerator decodes (413 image-too-large past it). */
+  readonly maxImagePixels: number;
 }
 
 export class ConfigError extends Error {
@@ -167,5 +173,7 @@ function fromEnv(env: Env): Config {
     sessionIdleMs: env.PLATEN_SESSION_IDLE_S * 1000,
     maxSessions: env.PLATEN_MAX_SESSIONS,
     sessionMaxOperations: env.PLATEN_SESSION_MAX_OPERATIONS,
+    maxFontBytes: env.PLATEN_MAX_FONT_BYTES,
+    maxImagePixels: env.PLATEN_MAX_IMAGE_PIXELS,
   };
 }

@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { KeyStore } from './auth/key-store.js';
 import { tierIncludes } from './auth/tiers.js';
 import { healthRoute } from './accel/health.js';
+import { accelRoutes } from './accel/routes.js';
 import { Health } from './health.js';
 import { Cors } from './http/cors.js';
 import { Lifecycle } from './http/lifecycle.js';
@@ -116,6 +117,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
           maxPages: config.maxPages,
           idleSeconds: Math.ceil(config.sessionIdleMs / 1000),
         })),
+    ...accelRoutes(pool, config),
     ...(options.extraRoutes ?? []),
   ].filter((route) => route.auth === 'none' || tierIncludes(config.edition, route.auth));
 

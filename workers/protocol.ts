@@ -33,6 +33,15 @@ export interface TaskValue {
    * envelope without parsing it again.
    */
   readonly mediaType: string;
+  /** Accelerator tasks: what the envelope's `meta` reports about the worker's side. */
+  readonly meta?: TaskMeta;
+}
+
+export interface TaskMeta {
+  /** The worker thread's id (node:worker_threads threadId). */
+  readonly workerId: number;
+  /** Served from the worker's cache of identical requests. */
+  readonly cached: boolean;
 }
 
 /** Kinds of expected failure; the main thread maps each to a problem slug. */
@@ -40,7 +49,15 @@ export type FailureCode =
   /** The body is not well-formed (e.g. not JSON): 400. */
   | 'malformed'
   /** Well-formed but invalid, or the engine cannot process it: 422 with errors[]. */
-  | 'invalid';
+  | 'invalid'
+  | AccelFailureCode;
+
+/**
+ * The accelerator's failures about the content of a payload (a font that is
+ * not a font, an image too large to decode). Each is the problem slug it
+ * becomes, with that slug's status (src/http/problem.ts).
+ */
+export type AccelFailureCode = 'invalid-font-data' | 'font-too-large' | 'invalid-image-data' | 'image-too-large' | 'invalid-pdf-data';
 
 export interface FieldError {
   /** Path of the offending field, e.g. `operations[3].width`. */

@@ -1,10 +1,10 @@
 // Runs a route's task on the pool and turns every way it can end into
 // either the task's value or an HttpProblem. The request body is handed
 // over (transferred) to the worker.
-import type { TaskName, TaskValue } from '../../workers/protocol.js';
+import type { AccelFailureCode, TaskName, TaskValue } from '../../workers/protocol.js';
 import type { WorkerPool } from '../pool/pool.js';
 import { ClientGone } from './exchange.js';
-import { HttpProblem } from './problem.js';
+import { HttpProblem, type Slug } from './problem.js';
 import type { Body } from './body.js';
 import type { RouteContext } from './route.js';
 
@@ -23,7 +23,8 @@ export async function dispatch(
     context.timings.queueMs = Math.max(0, result.roundTripMs - outcome.timings.taskMs);
     if (outcome.ok) return outcome.value;
     if (outcome.code === 'malformed') throw new HttpProblem('bad-request', { detail: outcome.detail });
-    throw new HttpProblem('validation-failed', { detail: outcome.detail, errors: outcome.errors ?? [] });
+    if (outcome.code === 'invalid') throw new HttpProblem('validation-failed', { detail: outcome.detail, errors: outcome.errors ?? [] });
+    throw new HttpProblem(outcome.code satisfies AccelFailureCode & Slug, { detail: outcome.detail, errors: outcome.errors ?? [] });
   }
   switch (result.reason) {
     case 'saturated':

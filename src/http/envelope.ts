@@ -1,7 +1,7 @@
-// The render API's success envelope (the accelerator's arrives with its
-// first JSON route). `data` arrives already serialised (a worker's JSON
-// bytes, or a small object stringified here) and is spliced in without being
-// parsed again: the main thread never re-encodes a large payload.
+// The success envelopes of the two APIs. `data` arrives already serialised
+// (a worker's JSON bytes, or a small object stringified here) and is spliced
+// in without being parsed again: the main thread never re-encodes a large
+// payload.
 import { performance } from 'node:perf_hooks';
 
 export interface RenderMeta {
@@ -23,4 +23,37 @@ export function renderEnvelope(dataJson: string, meta: RenderMeta): string {
 
 function roundMs(ms: number): number {
   return Math.round(ms * 100) / 100;
+}
+
+export interface AccelMeta {
+  readonly requestId: string;
+  readonly receivedAt: number;
+  readonly apiVersion: string;
+  /** Thread id of the worker that did the work; undefined when no worker did (cluster status). */
+  readonly workerId: number | undefined;
+  readonly cached: boolean;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * { request_id, version, data, meta: { duration_ms, worker_id, cached } }
+ * (accelerator spec, section 2). `data` is JSON bytes: copied once into the
+ * response, never decoded (a subset font or a compressed image is a large
+ * base64 string).
+ */
+export function accelEnvelope(data: Uint8Array, meta: AccelMeta): Uint8Array {
+  const head = encoder.encode(`{"request_id":${JSON.stringify(meta.requestId)},"version":${JSON.stringify(meta.apiVersion)},"data":`);
+  const tail = encoder.encode(
+    `,"meta":${JSON.stringify({
+      duration_ms: Math.round(performance.now() - meta.receivedAt),
+      worker_id: meta.workerId === undefined ? 'main' : `worker-${meta.workerId}`,
+      cached: meta.cached,
+    })}}`,
+  );
+  const out = new Uint8Array(head.length + data.length + tail.length);
+  out.set(head, 0);
+  out.set(data, head.length);
+  out.set(tail, head.length + data.length);
+  return out;
 }

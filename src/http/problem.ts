@@ -7,6 +7,7 @@ import type { FieldError } from '../../workers/protocol.js';
 export const PROBLEMS = {
   'bad-request': { status: 400, title: 'Bad Request' },
   'invalid-font-data': { status: 400, title: 'Invalid Font Data' },
+  'invalid-image-data': { status: 400, title: 'Invalid Image Data' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   'capability-denied': { status: 403, title: 'Capability Denied' },
   'not-found': { status: 404, title: 'Not Found' },
@@ -16,8 +17,10 @@ export const PROBLEMS = {
   'session-not-active': { status: 409, title: 'Conflict' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'font-too-large': { status: 413, title: 'Font Too Large' },
+  'image-too-large': { status: 413, title: 'Image Too Large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
   'validation-failed': { status: 422, title: 'Validation Failed' },
+  'invalid-pdf-data': { status: 422, title: 'Invalid PDF Data' },
   'client-rate-exceeded': { status: 429, title: 'Too Many Requests' },
   'rate-limit-exceeded': { status: 429, title: 'Too Many Requests' },
   internal: { status: 500, title: 'Internal Server Error' },

@@ -1,5 +1,5 @@
-// GET /api/v1/capabilities: the operations this deployment offers to the
-// calling key: the routes registered for the installed edition, filtered by
+// GET /api/v1/capabilities: the render API operations this deployment
+// offers to the calling key: the routes registered for the installed edition, filtered by
 // the key's tier. Built from the route table, so it cannot drift from it.
 import { tierIncludes, type Tier } from '../auth/tiers.js';
 import { renderEnvelope } from '../http/envelope.js';
@@ -13,7 +13,7 @@ export function capabilitiesRoute(routes: () => readonly Route[], apiVersion: st
     let json = byTier.get(tier);
     if (json === undefined) {
       const operations = routes()
-        .filter((route) => route.operation !== undefined && route.auth !== 'none' && tierIncludes(tier, route.auth))
+        .filter((route) => route.family === 'render' && route.operation !== undefined && route.auth !== 'none' && tierIncludes(tier, route.auth))
         .map((route) => route.operation as string);
       json = JSON.stringify({ tier, operations: [...new Set(operations)] });
       byTier.set(tier, json);

@@ -2,7 +2,8 @@
 // relative or file: src is skipped without any request, so a document can
 // never make the worker fetch anything or reveal that it rendered.
 import type { Image } from '../../lib/pdf.js';
-import { decodeBase64, RenderError } from '../common.js';
+import { decodeBase64 } from '../../lib/base64.js';
+import { RenderError } from '../common.js';
 import { boxSize, MAX_IMAGE_BYTES } from '../images.js';
 
 /** `data:image/<type>[;param=value]*;base64,<data>` (RFC 2397). */

@@ -1,0 +1,47 @@
+// An accelerator operation is one JSON route in front of one worker task:
+// POST a JSON body, the task parses, validates and works in a worker, and
+// the answer is the accelerator's envelope around the task's `data`. Each
+// route module (font, image, linearize, ...) is a declaration of this kind.
+import type { Tier } from '../auth/tiers.js';
+import type { TaskName } from '../../workers/protocol.js';
+import { dispatch } from '../http/dispatch.js';
+import { accelEnvelope } from '../http/envelope.js';
+import type { Route } from '../http/route.js';
+import type { WorkerPool } from '../pool/pool.js';
+
+export interface AccelOperation {
+  /** e.g. /v1/font/subset */
+  readonly path: string;
+  /** Minimum tier (accelerator spec, section 4). */
+  readonly tier: Tier;
+  /** The metrics' `operation` label and the name /api/v1/capabilities lists. */
+  readonly operation: string;
+  readonly task: TaskName;
+  /** Options the task receives from the configuration (size caps, ...). */
+  readonly options?: object;
+}
+
+export function accelRoute(pool: WorkerPool, apiVersion: string, declared: AccelOperation): Route {
+  return {
+    method: 'POST',
+    path: declared.path,
+    family: 'accel',
+    auth: declared.tier,
+    body: 'json',
+    operation: declared.operation,
+    async handle(context) {
+      const value = await dispatch(pool, context, declared.task, declared.options);
+      return {
+        status: 200,
+        mediaType: 'application/json',
+        body: accelEnvelope(new Uint8Array(value.body), {
+          requestId: context.requestId,
+          receivedAt: context.receivedAt,
+          apiVersion,
+          workerId: value.meta?.workerId,
+          cached: value.meta?.cached ?? false,
+        }),
+      };
+    },
+  };
+}

@@ -1,0 +1,73 @@
+// The shape every accelerator task shares: a JSON request body parsed and
+// validated here (never on the main thread), a handler that does the work,
+// and the `data` member of the envelope serialised here as bytes that the
+// main thread splices into the envelope without parsing them again.
+import { performance } from 'node:perf_hooks';
+import { threadId } from 'node:worker_threads';
+import * as v from 'valibot';
+import type { AccelFailureCode, FieldError, Outcome, Task, TaskInput } from '../protocol.js';
+import { NOT_AN_OBJECT, isJsonObject, parseJson } from './json.js';
+import { movable, ownBuffer } from './transfer.js';
+import { summarize, toFieldErrors } from './validation.js';
+
+/** What a handler returns: the envelope's `data`, and whether it came from a cache. */
+export interface JsonResult {
+  readonly data: unknown;
+  readonly cached?: boolean;
+}
+
+/**
+ * An expected failure a handler throws: a content problem (`invalid-font-data`,
+ * ...) or a 422 about a field (`invalid`, with errors). Anything else thrown
+ * is a bug and becomes 500 `internal`.
+ */
+export class TaskFailure extends Error {
+  constructor(
+    readonly code: AccelFailureCode | 'invalid',
+    detail: string,
+    readonly errors: readonly FieldError[] = [],
+  ) {
+    super(detail);
+    this.name = 'TaskFailure';
+  }
+
+  /** A 422 about one field of the request. */
+  static field(field: string, code: string, message: string): TaskFailure {
+    return new TaskFailure('invalid', `${field}: ${message}`, [{ field, code, message }]);
+  }
+}
+
+const encoder = new TextEncoder();
+
+export function jsonTask<Schema extends v.GenericSchema, Options>(
+  schema: Schema,
+  handler: (request: v.InferOutput<Schema>, options: Options) => JsonResult | Promise<JsonResult>,
+): Task<Options> {
+  return async (input: TaskInput<Options>): Promise<Outcome> => {
+    const started = performance.now();
+    const timings = () => ({ taskMs: performance.now() - started });
+    const parsed = parseJson(input.body, input.length);
+    if (!parsed.ok) return { ok: false, code: 'malformed', detail: parsed.detail, timings: timings() };
+    if (!isJsonObject(parsed.value)) {
+      return { ok: false, code: 'invalid', detail: NOT_AN_OBJECT.message, errors: [NOT_AN_OBJECT], timings: timings() };
+    }
+    const validated = v.safeParse(schema, parsed.value);
+    if (!validated.success) {
+      const errors = toFieldErrors(validated.issues);
+      return { ok: false, code: 'invalid', detail: summarize(errors), errors, timings: timings() };
+    }
+    let result: JsonResult;
+    try {
+      result = await handler(validated.output, input.options);
+    } catch (error) {
+      if (!(error instanceof TaskFailure)) throw error;
+      return { ok: false, code: error.code, detail: error.message, errors: error.errors, timings: timings() };
+    }
+    const body = ownBuffer(encoder.encode(JSON.stringify(result.data)));
+    return movable({
+      ok: true,
+      value: { body, mediaType: 'application/json', meta: { workerId: threadId, cached: result.cached === true } },
+      timings: timings(),
+    });
+  };
+}
