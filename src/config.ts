@@ -63,6 +63,8 @@ const EnvSchema = v.object({
   PLATEN_SESSION_IDLE_S: v.optional(integer(1, 7 * 24 * 3600), '900'),
   PLATEN_MAX_SESSIONS: v.optional(integer(1, 100_000), '10'),
   PLATEN_SESSION_MAX_OPERATIONS: v.optional(integer(1, 100_000), '10000'),
+  PLATEN_APPROVAL_REQUIRED: v.optional(list, ''),
+  PLATEN_APPROVAL_TTL_S: v.optional(integer(60, 30 * 24 * 3600), String(24 * 3600)),
   PLATEN_MAX_FONT_BYTES: v.optional(integer(1024, 2 ** 31), String(50 * 1024 * 1024)),
   PLATEN_MAX_IMAGE_PIXELS: v.optional(integer(1, 2 ** 32), String(100_000_000)),
 });
@@ -106,6 +108,9 @@ export interface Config {
   /** Active sessions per client unless its key says otherwise (attribute `sessions`). */
   readonly maxSessions: number;
   readonly sessionMaxOperations: number;
+  /** Route operations (render, jobs, ...) that run only with a person's approval. */
+  readonly approvalRequired: readonly string[];
+  readonly approvalTtlMs: number;
   /** Decoded font bytes /v1/font/subset accepts (413 font-too-large past it). */
   readonly maxFontBytes: number;
   /** Pixels (width × height) of an input image the accelerator decodes (413 image-too-large past it). */
@@ -173,6 +178,8 @@ function fromEnv(env: Env): Config {
     sessionIdleMs: env.PLATEN_SESSION_IDLE_S * 1000,
     maxSessions: env.PLATEN_MAX_SESSIONS,
     sessionMaxOperations: env.PLATEN_SESSION_MAX_OPERATIONS,
+    approvalRequired: Object.freeze(env.PLATEN_APPROVAL_REQUIRED),
+    approvalTtlMs: env.PLATEN_APPROVAL_TTL_S * 1000,
     maxFontBytes: env.PLATEN_MAX_FONT_BYTES,
     maxImagePixels: env.PLATEN_MAX_IMAGE_PIXELS,
   };

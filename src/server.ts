@@ -25,6 +25,9 @@ import { FileJobStore } from './store/file-job-store.js';
 import { MemoryIdempotencyStore } from './store/idempotency.js';
 import { MemorySessionStore } from './store/sessions.js';
 import { sessionRoutes } from './render/sessions.js';
+import { ApprovalGate } from './auth/approvals.js';
+import { approvalRoutes } from './render/approvals.js';
+import { MemoryApprovalStore } from './store/approvals.js';
 
 export interface ServerOptions {
   readonly logger: Logger;
@@ -87,6 +90,13 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   await runner.recover();
   const sessions = config.sessionsEnabled ? new MemorySessionStore(config.sessionIdleMs) : undefined;
 
+  // The approval flow exists only when some operation needs approval.
+  const approvalStore = config.approvalRequired.length > 0 ? new MemoryApprovalStore() : undefined;
+  const approvals =
+    approvalStore === undefined
+      ? undefined
+      : new ApprovalGate({ store: approvalStore, operations: new Set(config.approvalRequired), ttlMs: config.approvalTtlMs, apiVersion: config.version });
+
   const lifecycle = new Lifecycle();
   const health = new Health(pool, keys, lifecycle, config.version, config.edition);
   const deps: PipelineDeps = {
@@ -96,6 +106,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     cors: new Cors(config.corsOrigins),
     logger,
     lifecycle,
+    approvals,
   };
 
   const routes: Route[] = [
@@ -117,9 +128,14 @@ export async function startServer(config: Config, options: ServerOptions): Promi
           maxPages: config.maxPages,
           idleSeconds: Math.ceil(config.sessionIdleMs / 1000),
         })),
+    ...(approvalStore === undefined ? [] : approvalRoutes(approvalStore, config.version)),
     ...accelRoutes(pool, config),
     ...(options.extraRoutes ?? []),
   ].filter((route) => route.auth === 'none' || tierIncludes(config.edition, route.auth));
+
+  const operations = new Set(routes.map((route) => route.operation));
+  const unknown = config.approvalRequired.filter((name) => !operations.has(name));
+  if (unknown.length > 0) logger.warn({ operations: unknown }, 'PLATEN_APPROVAL_REQUIRED names operations this deployment does not have; they are ignored');
 
   const app = uws.App();
   registerRoutes(app, routes, deps);
@@ -137,6 +153,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       (app as unknown as { close(): void }).close();
       keys.close();
       sessions?.close();
+      approvalStore?.close();
       // Running jobs are stopped and stay `running` on disk: they run again after a restart.
       await runner.close();
       await pool.close();

@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { ApprovalGate } from '../auth/approvals.js';
 import type { KeyStore, Principal } from '../auth/key-store.js';
 import type { Cors } from './cors.js';
 import type { Lifecycle } from './lifecycle.js';
@@ -25,6 +26,8 @@ export interface PipelineDeps {
   readonly cors: Cors;
   readonly logger: Logger;
   readonly lifecycle: Lifecycle;
+  /** The human-in-the-loop gate, when PLATEN_APPROVAL_REQUIRED lists operations. */
+  readonly approvals?: ApprovalGate;
 }
 
 /** Thrown by a route when the client went away mid-task: nothing to answer. */

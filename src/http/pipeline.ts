@@ -75,7 +75,8 @@ function run(route: Route, x: Exchange, res: HttpResponse): void {
     }
     if (!hasBody) return missingBody(x);
     x.bodyPending = true;
-    body = readBody(res, declared, config.maxBodyBytes, x.reply.signal, route.fingerprint?.(request) === true);
+    const fingerprint = route.fingerprint?.(request) === true || deps.approvals?.gates(route) === true;
+    body = readBody(res, declared, config.maxBodyBytes, x.reply.signal, fingerprint);
     // Settled in finish(); this keeps an early rejection from being reported as unhandled.
     body.catch(() => undefined);
   }
@@ -115,7 +116,8 @@ async function finish(route: Route, x: Exchange, pendingBody: Promise<Body> | un
       receivedAt: x.receivedAt,
       timings: x.timings,
     };
-    const result = await route.handle(context);
+    const { approvals } = deps;
+    const result = approvals?.gates(route) === true ? await approvals.run(route, context, () => route.handle(context)) : await route.handle(context);
     x.respond(result);
   } catch (error) {
     if (x.reply.aborted || error instanceof ClientGone) return x.abandoned();

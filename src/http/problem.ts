@@ -15,6 +15,9 @@ export const PROBLEMS = {
   'idempotency-conflict': { status: 409, title: 'Conflict' },
   'job-not-completed': { status: 409, title: 'Conflict' },
   'session-not-active': { status: 409, title: 'Conflict' },
+  'approval-pending': { status: 409, title: 'Conflict' },
+  'approval-used': { status: 409, title: 'Conflict' },
+  'approval-decided': { status: 409, title: 'Conflict' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'font-too-large': { status: 413, title: 'Font Too Large' },
   'image-too-large': { status: 413, title: 'Image Too Large' },
@@ -26,6 +29,7 @@ export const PROBLEMS = {
   internal: { status: 500, title: 'Internal Server Error' },
   'worker-pool-exhausted': { status: 503, title: 'Service Unavailable' },
   'shutting-down': { status: 503, title: 'Service Unavailable' },
+  'store-unavailable': { status: 503, title: 'Service Unavailable' },
   'request-timeout': { status: 504, title: 'Request Timeout' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
