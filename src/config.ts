@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { TIERS, type Tier } from './auth/tiers.js';
+import { newNodeId } from './store/nodes.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -63,6 +64,11 @@ const EnvSchema = v.object({
   PLATEN_SESSION_IDLE_S: v.optional(integer(1, 7 * 24 * 3600), '900'),
   PLATEN_MAX_SESSIONS: v.optional(integer(1, 100_000), '10'),
   PLATEN_SESSION_MAX_OPERATIONS: v.optional(integer(1, 100_000), '10000'),
+  PLATEN_REDIS_URL: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL'))),
+  PLATEN_REDIS_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ -')), 'platen'),
+  PLATEN_CLUSTER_ID: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 . _ -')), 'platen'),
+  PLATEN_NODE_ID: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 . _ -'))),
+  PLATEN_JOB_LOCK_MS: v.optional(integer(1_000, 3_600_000), '30000'),
   PLATEN_APPROVAL_REQUIRED: v.optional(list, ''),
   PLATEN_APPROVAL_TTL_S: v.optional(integer(60, 30 * 24 * 3600), String(24 * 3600)),
   PLATEN_MAX_FONT_BYTES: v.optional(integer(1024, 2 ** 31), String(50 * 1024 * 1024)),
@@ -108,6 +114,13 @@ export interface Config {
   /** Active sessions per client unless its key says otherwise (attribute `sessions`). */
   readonly maxSessions: number;
   readonly sessionMaxOperations: number;
+  /** Multi-node mode: state in this Redis (redis:// or rediss:// URL; credentials never logged). */
+  readonly redisUrl: string | undefined;
+  readonly redisPrefix: string;
+  readonly clusterId: string;
+  readonly nodeId: string;
+  /** Multi-node mode: how long a running job stays claimed by a node that stopped renewing it. */
+  readonly jobLockMs: number;
   /** Route operations (render, jobs, ...) that run only with a person's approval. */
   readonly approvalRequired: readonly string[];
   readonly approvalTtlMs: number;
@@ -178,6 +191,11 @@ function fromEnv(env: Env): Config {
     sessionIdleMs: env.PLATEN_SESSION_IDLE_S * 1000,
     maxSessions: env.PLATEN_MAX_SESSIONS,
     sessionMaxOperations: env.PLATEN_SESSION_MAX_OPERATIONS,
+    redisUrl: env.PLATEN_REDIS_URL,
+    redisPrefix: env.PLATEN_REDIS_PREFIX,
+    clusterId: env.PLATEN_CLUSTER_ID,
+    nodeId: env.PLATEN_NODE_ID ?? newNodeId(),
+    jobLockMs: env.PLATEN_JOB_LOCK_MS,
     approvalRequired: Object.freeze(env.PLATEN_APPROVAL_REQUIRED),
     approvalTtlMs: env.PLATEN_APPROVAL_TTL_S * 1000,
     maxFontBytes: env.PLATEN_MAX_FONT_BYTES,

@@ -10,8 +10,8 @@ export interface HealthRecord {
   status: 'ok' | 'degraded';
   version: string;
   tier: Tier;
-  /** standalone: one process with embedded stores. */
-  mode: 'standalone';
+  /** standalone: one process with embedded stores; cluster: state in Redis, shared by every node. */
+  mode: 'standalone' | 'cluster';
   workers: { total: number; busy: number; idle: number };
   uptime_seconds: number;
   circuit_breaker: BreakerState;
@@ -26,6 +26,9 @@ export class Health {
     private readonly lifecycle: Lifecycle,
     private readonly version: string,
     private readonly edition: Tier,
+    private readonly mode: HealthRecord['mode'],
+    /** The multi-node mode's Redis: while it is unreachable this node is not ready. */
+    private readonly redis: { readonly up: boolean } | undefined,
   ) {}
 
   get breaker(): BreakerState {
@@ -37,6 +40,7 @@ export class Health {
       pool: this.pool.stats.breaker !== 'open',
       keys: this.keys.ready,
       accepting: !this.lifecycle.draining,
+      ...(this.redis === undefined ? {} : { redis: this.redis.up }),
     };
   }
 
@@ -46,7 +50,7 @@ export class Health {
       status: stats.breaker === 'closed' && !this.lifecycle.draining ? 'ok' : 'degraded',
       version: this.version,
       tier: this.edition,
-      mode: 'standalone',
+      mode: this.mode,
       workers: { total: stats.total, busy: stats.busy, idle: stats.idle },
       uptime_seconds: Math.floor((Date.now() - this.#startedAt) / 1000),
       circuit_breaker: stats.breaker,

@@ -20,14 +20,11 @@ import { capabilitiesRoute } from './render/capabilities.js';
 import { probeRoutes } from './render/probes.js';
 import { renderRoute } from './render/render.js';
 import { jobRoutes } from './render/jobs.js';
-import { JobRunner } from './jobs/runner.js';
-import { FileJobStore } from './store/file-job-store.js';
-import { MemoryIdempotencyStore } from './store/idempotency.js';
-import { MemorySessionStore } from './store/sessions.js';
 import { sessionRoutes } from './render/sessions.js';
 import { ApprovalGate } from './auth/approvals.js';
 import { approvalRoutes } from './render/approvals.js';
-import { MemoryApprovalStore } from './store/approvals.js';
+import { clusterRoute } from './accel/cluster.js';
+import { openBackends } from './backends.js';
 
 export interface ServerOptions {
   readonly logger: Logger;
@@ -75,34 +72,26 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 
   await pool.warm();
 
-  const jobs = await FileJobStore.open(config.dataDir, logger);
-  const idempotency = new MemoryIdempotencyStore(jobs.all(), (id) => jobs.get(id) !== undefined);
-  const runner = new JobRunner({
-    store: jobs,
-    pool,
-    concurrency: config.jobConcurrency,
-    timeoutMs: config.jobTimeoutMs,
-    maxPages: config.maxPages,
-    retentionMs: config.jobRetentionMs,
-    logger,
-    onRemoved: (job) => job.idempotency !== null && idempotency.forget(job.owner, job.idempotency.key),
-  });
-  await runner.recover();
-  const sessions = config.sessionsEnabled ? new MemorySessionStore(config.sessionIdleMs) : undefined;
-
+  let port = config.port;
+  const backends = await openBackends(config, pool, logger, () => `${config.host}:${port}`);
+  const { jobs, runner, idempotency, sessions, approvals: approvalStore } = backends;
   // The approval flow exists only when some operation needs approval.
-  const approvalStore = config.approvalRequired.length > 0 ? new MemoryApprovalStore() : undefined;
   const approvals =
     approvalStore === undefined
       ? undefined
       : new ApprovalGate({ store: approvalStore, operations: new Set(config.approvalRequired), ttlMs: config.approvalTtlMs, apiVersion: config.version });
 
   const lifecycle = new Lifecycle();
-  const health = new Health(pool, keys, lifecycle, config.version, config.edition);
+  const health = new Health(pool, keys, lifecycle, config.version, config.edition, backends.mode, backends.redis);
   const deps: PipelineDeps = {
     config,
     keys,
-    limits: new RateLimits({ ipRpm: config.ipRpm, rpmByTier: config.rpmByTier, authFailuresPerMinute: config.authFailuresPerMinute }),
+    limits: new RateLimits({
+      ipRpm: config.ipRpm,
+      rpmByTier: config.rpmByTier,
+      authFailuresPerMinute: config.authFailuresPerMinute,
+      redis: backends.redis === undefined ? undefined : { client: backends.redis.client, prefix: backends.redis.key('limit') },
+    }),
     cors: new Cors(config.corsOrigins),
     logger,
     lifecycle,
@@ -130,6 +119,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
         })),
     ...(approvalStore === undefined ? [] : approvalRoutes(approvalStore, config.version)),
     ...accelRoutes(pool, config),
+    clusterRoute(backends.nodes, config.version),
     ...(options.extraRoutes ?? []),
   ].filter((route) => route.auth === 'none' || tierIncludes(config.edition, route.auth));
 
@@ -140,7 +130,9 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   const app = uws.App();
   registerRoutes(app, routes, deps);
   const listenSocket = await listen(app, config.host, config.port);
-  const port = uws.us_socket_local_port(listenSocket as never);
+  port = uws.us_socket_local_port(listenSocket as never);
+  // Redis down at start: the heartbeat timer announces the node once it is back.
+  await backends.nodes.announce().catch(() => undefined);
 
   let closing: Promise<void> | undefined;
   const close = () =>
@@ -152,10 +144,8 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       // Closes the keep-alive connections that are still open.
       (app as unknown as { close(): void }).close();
       keys.close();
-      sessions?.close();
-      approvalStore?.close();
-      // Running jobs are stopped and stay `running` on disk: they run again after a restart.
-      await runner.close();
+      // Running jobs are stopped and stay `running`: they run again after a restart (or on another node).
+      await backends.close();
       await pool.close();
     })());
 

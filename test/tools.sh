@@ -3,7 +3,7 @@
 # missing and running as root (CI, fresh machines); otherwise we say exactly
 # what to install and stop, rather than letting tests fail obscurely.
 set -euo pipefail
-declare -A package_of=([qpdf]=qpdf [pdftotext]=poppler-utils [pdfinfo]=poppler-utils [pdffonts]=poppler-utils)
+declare -A package_of=([qpdf]=qpdf [pdftotext]=poppler-utils [pdfinfo]=poppler-utils [pdffonts]=poppler-utils [redis-server]=redis-server)
 missing=()
 for tool in "${!package_of[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${package_of[$tool]}")

@@ -8,6 +8,7 @@
 // first await; the abort handler is attached at once (Reply's constructor);
 // every write after an await is corked (Reply.send); no exception escapes.
 import { tierIncludes } from '../auth/tiers.js';
+import { DependencyUnavailable } from '../unavailable.js';
 import { BodyError, declaredLength, readBody, type Body } from './body.js';
 import { ClientGone, crashed, openExchange, type Exchange, type PipelineDeps } from './exchange.js';
 import { HttpProblem } from './problem.js';
@@ -122,6 +123,12 @@ async function finish(route: Route, x: Exchange, pendingBody: Promise<Body> | un
   } catch (error) {
     if (x.reply.aborted || error instanceof ClientGone) return x.abandoned();
     if (error instanceof HttpProblem) return x.fail(error.slug, error.init);
+    if (error instanceof DependencyUnavailable) {
+      return x.fail('store-unavailable', {
+        detail: `${error.dependency} cannot be reached, so this request cannot be served now; retry after the Retry-After delay.`,
+        retryAfter: error.retryAfterSeconds,
+      });
+    }
     deps.logger.error({ req_id: x.requestId, err: error }, 'unexpected error in a route');
     x.fail('internal', { detail: `An unexpected error occurred; quote request id ${x.requestId} when reporting it.` });
   }

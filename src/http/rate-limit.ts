@@ -1,7 +1,10 @@
 // Per-IP and per-client rate limits on rate-limiter-flexible (a well-kept
 // library with memory and Redis stores behind one interface). Windows are
-// one minute; quotas are requests per minute.
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+// one minute; quotas are requests per minute. In the multi-node mode the
+// counters live in Redis, so a client's quota holds across every node; while
+// Redis is unreachable each node counts in memory instead (the library's
+// insurance limiter), so limits keep working and no request waits on Redis.
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Principal } from '../auth/key-store.js';
 import type { Tier } from '../auth/tiers.js';
 import { addressKey } from './client-address.js';
@@ -11,6 +14,8 @@ export interface RateLimitOptions {
   readonly rpmByTier: Readonly<Record<Tier, number>>;
   /** Failed authentications per minute per address before 429 (OWASP API2: stricter limits on authentication). */
   readonly authFailuresPerMinute: number;
+  /** Multi-node mode: an ioredis client and the key prefix to count under. */
+  readonly redis?: { readonly client: unknown; readonly prefix: string };
 }
 
 export type LimitScope = 'ip' | 'client' | 'auth';
@@ -52,7 +57,18 @@ export class RateLimits {
   }
 
   #limiter(points: number, keyPrefix: string): RateLimiterAbstract {
-    return new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix });
+    const memory = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix });
+    const { redis } = this.options;
+    if (redis === undefined) return memory;
+    return new RateLimiterRedis({
+      storeClient: redis.client,
+      points,
+      duration: WINDOW_SECONDS,
+      keyPrefix: `${redis.prefix}:${keyPrefix}`,
+      insuranceLimiter: memory,
+      // Redis commands fail fast while it is down (no offline queue); this bounds a slow one.
+      timeoutMs: 500,
+    } as ConstructorParameters<typeof RateLimiterRedis>[0]);
   }
 }
 

@@ -1,4 +1,5 @@
-// Runs accepted jobs on the worker pool, oldest first.
+// The embedded job runner: runs accepted jobs on the worker pool, oldest
+// first, from an in-process queue rebuilt from the job files at start-up.
 //
 // Starvation policy: at most `concurrency` jobs run at once (default: one
 // less than the worker count, at least one), so with two or more workers a
@@ -9,16 +10,13 @@
 // Delivery is at least once: a job that was running when the process
 // stopped is run again after a restart (its record still says running).
 import type { Logger } from 'pino';
-import type { RenderOptions } from '../../workers/protocol.js';
-import type { WorkerPool } from '../pool/pool.js';
-import { TERMINAL, type JobRecord, type JobStore } from '../store/jobs.js';
+import type { FileJobStore } from '../store/file-job-store.js';
+import { TERMINAL, type JobExecutor, type JobRecord } from '../store/jobs.js';
+import { executeJob, type ExecuteOptions } from './execute.js';
 
-export interface JobRunnerOptions {
-  readonly store: JobStore;
-  readonly pool: WorkerPool;
+export interface JobRunnerOptions extends ExecuteOptions {
+  readonly store: FileJobStore;
   readonly concurrency: number;
-  readonly timeoutMs: number;
-  readonly maxPages: number;
   /** Finished jobs (and their results) are removed this long after they finished. */
   readonly retentionMs: number;
   readonly logger: Logger;
@@ -36,7 +34,7 @@ interface Running {
   done?: Promise<void>;
 }
 
-export class JobRunner {
+export class JobRunner implements JobExecutor {
   readonly #queue: string[] = [];
   readonly #running = new Map<string, Running>();
   #closed = false;
@@ -61,13 +59,16 @@ export class JobRunner {
     this.#pump();
   }
 
-  enqueue(id: string): void {
+  async enqueue(id: string): Promise<void> {
     this.#queue.push(id);
     this.#pump();
   }
 
-  /** 0-100 while pending or running, 100 when completed, null otherwise. */
-  progress(job: JobRecord): number | null {
+  get activeJobs(): number {
+    return this.#running.size;
+  }
+
+  async progress(job: JobRecord): Promise<number | null> {
     if (job.status === 'completed') return 100;
     if (job.status === 'pending') return 0;
     if (job.status !== 'running') return null;
@@ -75,11 +76,10 @@ export class JobRunner {
     return running === undefined ? 0 : Atomics.load(running.progress, 0);
   }
 
-  /** Cancels a pending or running job; a running task is aborted and its worker freed at once. */
   async cancel(id: string): Promise<JobRecord | undefined> {
     const index = this.#queue.indexOf(id);
     if (index >= 0) this.#queue.splice(index, 1);
-    const record = await this.options.store.update(id, { status: 'cancelled', completedAt: new Date().toISOString() });
+    const record = await this.options.store.update(id, { status: 'cancelled', completedAt: new Date().toISOString() }, ['pending', 'running']);
     this.#running.get(id)?.controller.abort();
     return record;
   }
@@ -125,50 +125,13 @@ export class JobRunner {
   }
 
   async #run(id: string, running: Running): Promise<void> {
-    const { store, pool } = this.options;
-    const job = store.get(id);
-    if (job === undefined || job.status !== 'pending') return;
-    await store.update(id, { status: 'running', startedAt: new Date().toISOString() });
-    const bytes = await store.body(id);
-    const body = new ArrayBuffer(bytes.byteLength);
-    new Uint8Array(body).set(bytes);
-    const options: RenderOptions = { maxPages: this.options.maxPages, progress: running.progress.buffer as SharedArrayBuffer };
-    const result = await pool.run('render', { body, length: bytes.byteLength, options: { ...options } }, running.controller.signal, {
-      timeoutMs: this.options.timeoutMs,
-      abortGraceMs: 0,
-    });
-    if (this.#closed || store.get(id)?.status !== 'running') return; // shut down, or cancelled meanwhile
-    if (!result.ok && (result.reason === 'saturated' || result.reason === 'breaker-open')) {
-      await store.update(id, { status: 'pending', startedAt: null });
+    const outcome = await executeJob(this.options, id, { signal: running.controller.signal, progress: running.progress });
+    if (outcome === 'refused' && !this.#closed) {
       this.#queue.unshift(id);
       this.#retry ??= setTimeout(() => {
         this.#retry = undefined;
         this.#pump();
       }, RETRY_MS);
-      return;
     }
-    const completedAt = new Date().toISOString();
-    if (result.ok && result.outcome.ok) {
-      await store.putResult(id, new Uint8Array(result.outcome.value.body));
-      // A cancel may have landed while the result was written: the client was told "cancelled".
-      if (store.get(id)?.status !== 'running') return;
-      await store.update(id, { status: 'completed', completedAt });
-      return;
-    }
-    await store.update(id, { status: 'failed', completedAt, error: failure(result, this.options.timeoutMs) });
-  }
-}
-
-function failure(result: Awaited<ReturnType<WorkerPool['run']>>, timeoutMs: number): string {
-  if (result.ok) return result.outcome.ok ? '' : result.outcome.detail;
-  switch (result.reason) {
-    case 'timeout':
-      return `processing took longer than the job limit of ${timeoutMs} ms (PLATEN_JOB_TIMEOUT_MS)`;
-    case 'out-of-memory':
-      return 'processing needs more memory than a worker may use (PLATEN_WORKER_MEMORY_MB)';
-    case 'crashed':
-      return 'an internal error stopped the render; the server log has the details';
-    default:
-      return `the job could not run (${result.reason})`;
   }
 }

@@ -6,15 +6,14 @@ import { dispatch } from '../http/dispatch.js';
 import { renderEnvelope } from '../http/envelope.js';
 import { HttpProblem } from '../http/problem.js';
 import type { Route, RouteContext, RouteResult } from '../http/route.js';
-import type { JobRunner } from '../jobs/runner.js';
 import type { WorkerPool } from '../pool/pool.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
-import { TERMINAL, type JobRecord, type JobStore } from '../store/jobs.js';
+import { TERMINAL, type JobExecutor, type JobRecord, type JobStore } from '../store/jobs.js';
 
 export interface JobRoutesDeps {
   readonly pool: WorkerPool;
   readonly store: JobStore;
-  readonly runner: JobRunner;
+  readonly runner: JobExecutor;
   readonly idempotency: IdempotencyStore;
   readonly apiVersion: string;
 }
@@ -27,31 +26,31 @@ const POLL_AFTER_SECONDS = 1;
 export function jobRoutes(deps: JobRoutesDeps): Route[] {
   const { store, runner } = deps;
 
-  const view = (job: JobRecord) => ({
+  const view = async (job: JobRecord) => ({
     job_id: job.id,
     status: job.status,
     created_at: job.createdAt,
     started_at: job.startedAt,
     completed_at: job.completedAt,
     error: job.error,
-    progress: runner.progress(job),
+    progress: await runner.progress(job),
     poll_url: `/api/v1/jobs/${job.id}`,
     result_url: job.status === 'completed' ? `/api/v1/jobs/${job.id}/result` : null,
   });
 
-  const answer = (context: RouteContext, status: number, job: JobRecord, headers: Array<[string, string]> = []): RouteResult => {
+  const answer = async (context: RouteContext, status: number, job: JobRecord, headers: Array<[string, string]> = []): Promise<RouteResult> => {
     if (!TERMINAL.has(job.status)) headers.push(['Retry-After', String(POLL_AFTER_SECONDS)]);
     return {
       status,
       mediaType: 'application/json',
-      body: renderEnvelope(JSON.stringify(view(job)), { requestId: context.requestId, receivedAt: context.receivedAt, apiVersion: deps.apiVersion }),
+      body: renderEnvelope(JSON.stringify(await view(job)), { requestId: context.requestId, receivedAt: context.receivedAt, apiVersion: deps.apiVersion }),
       headers,
     };
   };
 
   /** The caller's own job, or 404 (the same answer whether it is someone else's or does not exist). */
-  const own = (context: RouteContext): JobRecord => {
-    const job = store.get(context.request.params[0] ?? '');
+  const own = async (context: RouteContext): Promise<JobRecord> => {
+    const job = await store.get(context.request.params[0] ?? '');
     if (job === undefined || job.owner !== context.principal?.label) {
       throw new HttpProblem('not-found', { detail: 'There is no such job for this key (it may have been removed after its retention period).' });
     }
@@ -83,16 +82,16 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
         throw new HttpProblem('idempotency-conflict', { detail: 'This Idempotency-Key was already used with a different body; use a new key for a different request.' });
       }
       if (claim.kind === 'replay') {
-        const job = store.get(claim.jobId) as JobRecord;
+        const job = (await store.get(claim.jobId)) as JobRecord;
         return answer(context, 201, job, [['Location', `/api/v1/jobs/${job.id}`], ['Idempotent-Replayed', 'true']]);
       }
       try {
         const job = await accept(context, owner, { key, fingerprint });
-        claim.commit(job.id);
+        await claim.commit(job.id);
         return answer(context, 201, job, [['Location', `/api/v1/jobs/${job.id}`]]);
       } catch (error) {
         // Refused before the job existed (422, 503, ...): nothing is stored, the client may retry.
-        claim.release();
+        await claim.release();
         throw error;
       }
     },
@@ -113,7 +112,7 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
       idempotency,
     };
     await store.create(job, new Uint8Array(checked.body, 0, length));
-    runner.enqueue(job.id);
+    await runner.enqueue(job.id);
     return job;
   };
 
@@ -125,7 +124,7 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
       family: 'render',
       auth: 'core',
       body: 'none',
-      handle: (context) => answer(context, 200, own(context)),
+      handle: async (context) => answer(context, 200, await own(context)),
     },
     {
       method: 'DELETE',
@@ -134,10 +133,10 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
       auth: 'core',
       body: 'none',
       async handle(context) {
-        const job = own(context);
-        if (!TERMINAL.has(job.status)) return answer(context, 200, (await runner.cancel(job.id)) ?? job);
+        const job = await own(context);
+        if (!TERMINAL.has(job.status)) return answer(context, 200, (await runner.cancel(job.id)) ?? (await own(context)));
         await store.remove(job.id);
-        if (job.idempotency !== null) deps.idempotency.forget(job.owner, job.idempotency.key);
+        if (job.idempotency !== null) await deps.idempotency.forget(job.owner, job.idempotency.key);
         return { status: 204, mediaType: 'application/json', body: '' };
       },
     },
@@ -148,7 +147,7 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
       auth: 'core',
       body: 'none',
       async handle(context) {
-        const job = own(context);
+        const job = await own(context);
         if (job.status !== 'completed') {
           throw new HttpProblem('job-not-completed', {
             detail: `The job is ${job.status}; its result can be downloaded once it is completed${TERMINAL.has(job.status) ? ', which it will not be' : ''}.`,

@@ -54,7 +54,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
         session_id: session.id,
         status: session.status,
         document_id: session.documentId,
-        operation_count: session.operations.length,
+        operation_count: session.operationCount,
         created_at: session.createdAt,
         last_activity_at: session.lastActivityAt,
         page_size: session.pageSize,
@@ -64,9 +64,9 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
     ),
   });
 
-  const own = (context: RouteContext): SessionRecord => {
+  const own = async (context: RouteContext): Promise<SessionRecord> => {
     const id = context.request.params[0] ?? '';
-    const session = SESSION_ID.test(id) ? store.get(id) : undefined;
+    const session = SESSION_ID.test(id) ? await store.get(id) : undefined;
     if (session === undefined || session.owner !== context.principal?.label) {
       throw new HttpProblem('not-found', { detail: 'There is no such session for this key (it may have been removed after it ended).' });
     }
@@ -75,10 +75,15 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
 
   const active = (session: SessionRecord): SessionRecord => {
     if (session.status === 'active') return session;
-    throw new HttpProblem('session-not-active', {
-      detail: `The session is ${session.status}; it takes no more operations. Create a new session.`,
-    });
+    throw notActive(session.status);
   };
+  const notActive = (status: string) =>
+    new HttpProblem('session-not-active', { detail: `The session is ${status}; it takes no more operations. Create a new session.` });
+  const full = () =>
+    new HttpProblem('validation-failed', {
+      detail: `The session holds its maximum of ${deps.maxOperations} operations (PLATEN_SESSION_MAX_OPERATIONS); render it, or split the document.`,
+      errors: [{ field: '(session)', code: 'TOO_LARGE', message: `at most ${deps.maxOperations} operations` }],
+    });
 
   const create: Route = {
     method: 'POST',
@@ -90,7 +95,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
     async handle(context) {
       const principal = context.principal as Principal;
       const limit = principal.sessions ?? deps.maxSessions;
-      if (store.activeCount(principal.label) >= limit) {
+      if ((await store.activeCount(principal.label)) >= limit) {
         throw new HttpProblem('client-rate-exceeded', {
           detail: `This client already has ${limit} active sessions (its maximum); render or delete one first.`,
           retryAfter: deps.idleSeconds,
@@ -112,10 +117,10 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
         orientation: options.orientation,
         createdAt: now,
         lastActivityAt: now,
-        operations: [],
+        operationCount: 0,
         bytes: 0,
       };
-      store.create(session);
+      await store.create(session);
       return { ...answer(context, 201, session), headers: [['Location', `/api/v1/sessions/${session.id}`]] };
     },
   };
@@ -127,43 +132,41 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
     auth: 'core',
     body: type === 'add_page' ? 'optional-json' : 'json',
     async handle(context) {
-      const session = active(own(context));
-      if (session.operations.length >= deps.maxOperations) {
-        throw new HttpProblem('validation-failed', {
-          detail: `The session holds its maximum of ${deps.maxOperations} operations (PLATEN_SESSION_MAX_OPERATIONS); render it, or split the document.`,
-          errors: [{ field: '(session)', code: 'TOO_LARGE', message: `at most ${deps.maxOperations} operations` }],
-        });
-      }
+      const session = active(await own(context));
+      if (session.operationCount >= deps.maxOperations) throw full();
       const options: SessionOperationOptions = { type, pageSize: session.pageSize, orientation: session.orientation };
       const value = await dispatch(deps.pool, context, 'session-operation', options);
-      const json = Buffer.from(value.body).toString('utf8');
-      // The session may have ended while the worker validated.
-      active(session);
-      const size = value.body.byteLength + 1; // the bytes, and a comma in the replayed request
-      if (session.bytes + size > deps.maxBytes) {
-        throw new HttpProblem('payload-too-large', {
-          detail: `The session's operations would exceed ${deps.maxBytes} bytes (PLATEN_MAX_BODY_BYTES), the most one render can take; render it now.`,
-        });
+      // The session may have ended, or filled up, while the worker validated: the store checks again as it appends.
+      const appended = await store.append(session.id, Buffer.from(value.body).toString('utf8'), { maxOperations: deps.maxOperations, maxBytes: deps.maxBytes });
+      switch (appended.kind) {
+        case 'ok':
+          return answer(context, 200, appended.session);
+        case 'gone':
+          throw new HttpProblem('not-found', { detail: 'The session was deleted while the operation was validated.' });
+        case 'not-active':
+          throw notActive(appended.status);
+        case 'full':
+          throw full();
+        case 'too-large':
+          throw new HttpProblem('payload-too-large', {
+            detail: `The session's operations would exceed ${deps.maxBytes} bytes (PLATEN_MAX_BODY_BYTES), the most one render can take; render it now.`,
+          });
       }
-      session.operations.push(json);
-      session.bytes += size;
-      session.lastActivityAt = new Date().toISOString();
-      return answer(context, 200, session);
     },
   });
 
   return [
     create,
-    { method: 'GET', path: '/api/v1/sessions/:sessionId', family: 'render', auth: 'core', body: 'none', handle: (context) => answer(context, 200, own(context)) },
+    { method: 'GET', path: '/api/v1/sessions/:sessionId', family: 'render', auth: 'core', body: 'none', handle: async (context) => answer(context, 200, await own(context)) },
     {
       method: 'DELETE',
       path: '/api/v1/sessions/:sessionId',
       family: 'render',
       auth: 'core',
       body: 'none',
-      handle(context) {
-        const session = own(context);
-        store.remove(session.id);
+      async handle(context) {
+        const session = await own(context);
+        await store.remove(session.id);
         return {
           status: 200,
           mediaType: 'application/json',
@@ -179,15 +182,16 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
       auth: 'core',
       body: 'none',
       async handle(context) {
-        const session = active(own(context));
+        const session = active(await own(context));
+        const operations = (await store.operations(session.id)) ?? [];
         // The stored operations are already-validated JSON: spliced, not parsed again.
-        const request = `{"page_size":${JSON.stringify(session.pageSize)},"orientation":${JSON.stringify(session.orientation)},"operations":[${session.operations.length > 0 ? session.operations.join(',') : '{"type":"add_page"}'}]}`;
+        const request = `{"page_size":${JSON.stringify(session.pageSize)},"orientation":${JSON.stringify(session.orientation)},"operations":[${operations.length > 0 ? operations.join(',') : '{"type":"add_page"}'}]}`;
         const bytes = Buffer.from(request, 'utf8');
         const buffer = new ArrayBuffer(bytes.byteLength);
         new Uint8Array(buffer).set(bytes);
         const value = await dispatch(deps.pool, context, 'render', { maxPages: deps.maxPages } satisfies RenderOptions, { buffer, length: bytes.byteLength });
-        session.status = 'rendered';
-        session.lastActivityAt = new Date().toISOString();
+        // Rendered is final. Should the session have expired or been rendered meanwhile, this PDF is still the one asked for.
+        await store.finish(session.id);
         return {
           status: 200,
           mediaType: value.mediaType,

@@ -5,7 +5,7 @@
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { JobRecord, JobStore } from './jobs.js';
+import type { JobPatch, JobRecord, JobStatus, JobStore } from './jobs.js';
 
 const ID = /^job_[a-f0-9]{24}$/;
 
@@ -43,21 +43,25 @@ export class FileJobStore implements JobStore {
     this.#records.set(record.id, record);
   }
 
-  get(id: string): JobRecord | undefined {
+  has(id: string): boolean {
+    return this.#records.has(id);
+  }
+
+  async get(id: string): Promise<JobRecord | undefined> {
     return this.#records.get(id);
   }
 
-  async update(id: string, patch: Partial<Pick<JobRecord, 'status' | 'startedAt' | 'completedAt' | 'error'>>): Promise<JobRecord | undefined> {
+  async update(id: string, patch: JobPatch, from?: readonly JobStatus[]): Promise<JobRecord | undefined> {
     const current = this.#records.get(id);
-    if (current === undefined) return undefined;
+    if (current === undefined || (from !== undefined && !from.includes(current.status))) return undefined;
     const next = { ...current, ...patch };
     this.#records.set(id, next);
     await this.#write(`${id}.json`, JSON.stringify(next));
     return next;
   }
 
-  async body(id: string): Promise<Uint8Array> {
-    return new Uint8Array(await readFile(join(this.dir, `${id}.body`)));
+  async body(id: string): Promise<Uint8Array | undefined> {
+    return this.#read(`${id}.body`);
   }
 
   async putResult(id: string, pdf: Uint8Array): Promise<void> {
@@ -65,12 +69,7 @@ export class FileJobStore implements JobStore {
   }
 
   async result(id: string): Promise<Uint8Array | undefined> {
-    try {
-      return new Uint8Array(await readFile(join(this.dir, `${id}.pdf`)));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    return this.#read(`${id}.pdf`);
   }
 
   async remove(id: string): Promise<void> {
@@ -78,8 +77,18 @@ export class FileJobStore implements JobStore {
     await Promise.all(['json', 'body', 'pdf'].map((ext) => rm(join(this.dir, `${id}.${ext}`), { force: true })));
   }
 
+  /** Every record, for recovery after a restart and for retention sweeps. */
   all(): Iterable<JobRecord> {
     return this.#records.values();
+  }
+
+  async #read(name: string): Promise<Uint8Array | undefined> {
+    try {
+      return new Uint8Array(await readFile(join(this.dir, name)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
   }
 
   async #write(name: string, data: string | Uint8Array): Promise<void> {

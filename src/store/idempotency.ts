@@ -10,12 +10,12 @@ import type { JobRecord } from './jobs.js';
 export type Claim =
   | { readonly kind: 'replay'; readonly jobId: string }
   | { readonly kind: 'conflict' }
-  | { readonly kind: 'new'; commit(jobId: string): void; release(): void };
+  | { readonly kind: 'new'; commit(jobId: string): Promise<void>; release(): Promise<void> };
 
 export interface IdempotencyStore {
   claim(owner: string, key: string, fingerprint: string): Promise<Claim>;
   /** Drops the key of a job that was removed. */
-  forget(owner: string, key: string): void;
+  forget(owner: string, key: string): Promise<void>;
 }
 
 type Entry = { readonly fingerprint: string; readonly jobId: string } | { readonly pending: Promise<void> };
@@ -49,11 +49,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       this.#entries.set(id, { pending });
       return {
         kind: 'new',
-        commit: (jobId) => {
+        commit: async (jobId) => {
           this.#entries.set(id, { fingerprint, jobId });
           settle();
         },
-        release: () => {
+        release: async () => {
           this.#entries.delete(id);
           settle();
         },
@@ -61,7 +61,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  forget(owner: string, key: string): void {
+  async forget(owner: string, key: string): Promise<void> {
     this.#entries.delete(entryKey(owner, key));
   }
 }

@@ -19,16 +19,34 @@ export interface JobRecord {
   readonly idempotency: { readonly key: string; readonly fingerprint: string } | null;
 }
 
+export type JobPatch = Partial<Pick<JobRecord, 'status' | 'startedAt' | 'completedAt' | 'error'>>;
+
 export interface JobStore {
   /** Records the job and its request body durably before the client is told it exists. */
   create(record: JobRecord, body: Uint8Array): Promise<void>;
-  get(id: string): JobRecord | undefined;
-  update(id: string, patch: Partial<Pick<JobRecord, 'status' | 'startedAt' | 'completedAt' | 'error'>>): Promise<JobRecord | undefined>;
-  body(id: string): Promise<Uint8Array>;
+  get(id: string): Promise<JobRecord | undefined>;
+  /**
+   * Applies the patch if the job exists and, when `from` is given, is in one
+   * of those states (a compare-and-set: a cancel and a completion racing on
+   * two nodes cannot both win). Returns the new record, or undefined.
+   */
+  update(id: string, patch: JobPatch, from?: readonly JobStatus[]): Promise<JobRecord | undefined>;
+  body(id: string): Promise<Uint8Array | undefined>;
   putResult(id: string, pdf: Uint8Array): Promise<void>;
   result(id: string): Promise<Uint8Array | undefined>;
   /** Removes the record, its body and its result. */
   remove(id: string): Promise<void>;
-  /** Every record, for recovery after a restart and for retention sweeps. */
-  all(): Iterable<JobRecord>;
+}
+
+/** Runs accepted jobs: in process (embedded) or from a shared queue (multi-node). */
+export interface JobExecutor {
+  /** Queues a job whose record and body are stored. */
+  enqueue(id: string): Promise<void>;
+  /** 0-100 while pending or running, 100 when completed, null otherwise. */
+  progress(job: JobRecord): Promise<number | null>;
+  /** Cancels a pending or running job; a running task is aborted and its worker freed. */
+  cancel(id: string): Promise<JobRecord | undefined>;
+  /** Jobs this process is running now. */
+  readonly activeJobs: number;
+  close(): Promise<void>;
 }

@@ -1,34 +1,59 @@
 // Sessions: a document kept open across calls. The embedded store keeps
 // them in memory (they are short-lived by design: PLATEN_SESSION_IDLE_S);
-// the multi-node mode will keep them in Redis behind the same interface.
+// the multi-node mode keeps them in Redis behind the same interface. Every
+// change is checked and applied in one step (a Lua script in Redis), so two
+// adds racing on two nodes cannot overrun the limits or revive a session.
 export type SessionStatus = 'active' | 'rendered' | 'expired';
 
 export interface SessionRecord {
   readonly id: string;
   readonly owner: string;
-  status: SessionStatus;
+  readonly status: SessionStatus;
   readonly documentId: string;
   readonly pageSize: string;
   readonly orientation: string;
   readonly createdAt: string;
-  lastActivityAt: string;
-  /** Each operation's normalised JSON, in order: replayed as they are by the final render. */
-  readonly operations: string[];
-  /** Total bytes of `operations`, bounded so that the replayed request fits a request body. */
-  bytes: number;
+  readonly lastActivityAt: string;
+  readonly operationCount: number;
+  /** Total bytes of the operations, bounded so that the replayed request fits a request body. */
+  readonly bytes: number;
 }
 
+export interface SessionLimits {
+  readonly maxOperations: number;
+  readonly maxBytes: number;
+}
+
+export type AppendResult =
+  | { readonly kind: 'ok'; readonly session: SessionRecord }
+  | { readonly kind: 'not-active'; readonly status: SessionStatus }
+  | { readonly kind: 'full' }
+  | { readonly kind: 'too-large' }
+  | { readonly kind: 'gone' };
+
 export interface SessionStore {
-  create(record: SessionRecord): void;
-  /** The session, after applying idle expiry. */
-  get(id: string): SessionRecord | undefined;
-  remove(id: string): void;
+  create(record: SessionRecord): Promise<void>;
+  /** The session, with idle expiry applied. */
+  get(id: string): Promise<SessionRecord | undefined>;
+  /** Adds one operation's normalised JSON if the session is active and within the limits. */
+  append(id: string, operation: string, limits: SessionLimits): Promise<AppendResult>;
+  /** Each operation's JSON, in order: replayed as they are by the final render. */
+  operations(id: string): Promise<string[] | undefined>;
+  /** active → rendered; undefined when the session was not active any more. */
+  finish(id: string): Promise<SessionRecord | undefined>;
+  remove(id: string): Promise<void>;
   /** Active (not expired, not rendered) sessions of a client. */
-  activeCount(owner: string): number;
+  activeCount(owner: string): Promise<number>;
+  close(): void;
+}
+
+interface Entry {
+  record: SessionRecord;
+  readonly operations: string[];
 }
 
 export class MemorySessionStore implements SessionStore {
-  readonly #sessions = new Map<string, SessionRecord>();
+  readonly #sessions = new Map<string, Entry>();
   readonly #sweeper: NodeJS.Timeout;
 
   constructor(
@@ -39,25 +64,47 @@ export class MemorySessionStore implements SessionStore {
     this.#sweeper.unref();
   }
 
-  create(record: SessionRecord): void {
-    this.#sessions.set(record.id, record);
+  async create(record: SessionRecord): Promise<void> {
+    this.#sessions.set(record.id, { record, operations: [] });
   }
 
-  get(id: string): SessionRecord | undefined {
-    const session = this.#sessions.get(id);
-    if (session !== undefined) this.#expire(session);
-    return session;
+  async get(id: string): Promise<SessionRecord | undefined> {
+    return this.#entry(id)?.record;
   }
 
-  remove(id: string): void {
+  async append(id: string, operation: string, limits: SessionLimits): Promise<AppendResult> {
+    const entry = this.#entry(id);
+    if (entry === undefined) return { kind: 'gone' };
+    const { record } = entry;
+    if (record.status !== 'active') return { kind: 'not-active', status: record.status };
+    if (record.operationCount >= limits.maxOperations) return { kind: 'full' };
+    const size = operationSize(operation);
+    if (record.bytes + size > limits.maxBytes) return { kind: 'too-large' };
+    entry.operations.push(operation);
+    entry.record = { ...record, operationCount: record.operationCount + 1, bytes: record.bytes + size, lastActivityAt: new Date(this.now()).toISOString() };
+    return { kind: 'ok', session: entry.record };
+  }
+
+  async operations(id: string): Promise<string[] | undefined> {
+    return this.#entry(id)?.operations.slice();
+  }
+
+  async finish(id: string): Promise<SessionRecord | undefined> {
+    const entry = this.#entry(id);
+    if (entry === undefined || entry.record.status !== 'active') return undefined;
+    entry.record = { ...entry.record, status: 'rendered', lastActivityAt: new Date(this.now()).toISOString() };
+    return entry.record;
+  }
+
+  async remove(id: string): Promise<void> {
     this.#sessions.delete(id);
   }
 
-  activeCount(owner: string): number {
+  async activeCount(owner: string): Promise<number> {
     let count = 0;
-    for (const session of this.#sessions.values()) {
-      this.#expire(session);
-      if (session.owner === owner && session.status === 'active') count++;
+    for (const id of this.#sessions.keys()) {
+      const record = this.#entry(id)?.record;
+      if (record?.owner === owner && record.status === 'active') count++;
     }
     return count;
   }
@@ -65,9 +112,9 @@ export class MemorySessionStore implements SessionStore {
   /** Expires idle sessions; removes expired and rendered ones a further idle period later. */
   sweep(): void {
     const now = this.now();
-    for (const session of this.#sessions.values()) {
-      this.#expire(session);
-      if (session.status !== 'active' && now - Date.parse(session.lastActivityAt) >= 2 * this.idleMs) this.#sessions.delete(session.id);
+    for (const [id, entry] of this.#sessions) {
+      this.#expire(entry);
+      if (entry.record.status !== 'active' && now - Date.parse(entry.record.lastActivityAt) >= 2 * this.idleMs) this.#sessions.delete(id);
     }
   }
 
@@ -75,7 +122,20 @@ export class MemorySessionStore implements SessionStore {
     clearInterval(this.#sweeper);
   }
 
-  #expire(session: SessionRecord): void {
-    if (session.status === 'active' && this.now() - Date.parse(session.lastActivityAt) >= this.idleMs) session.status = 'expired';
+  #entry(id: string): Entry | undefined {
+    const entry = this.#sessions.get(id);
+    if (entry !== undefined) this.#expire(entry);
+    return entry;
   }
+
+  #expire(entry: Entry): void {
+    if (entry.record.status === 'active' && this.now() - Date.parse(entry.record.lastActivityAt) >= this.idleMs) {
+      entry.record = { ...entry.record, status: 'expired' };
+    }
+  }
+}
+
+/** What an operation adds to the replayed request: its bytes and a comma. */
+export function operationSize(operation: string): number {
+  return Buffer.byteLength(operation) + 1;
 }

@@ -1,0 +1,98 @@
+// Where state lives: the embedded mode (job files under PLATEN_DATA_DIR,
+// everything else in memory, one node) or the multi-node mode
+// (PLATEN_REDIS_URL: jobs, idempotency, sessions, approvals, rate-limit
+// counters and node heartbeats in Redis, jobs queued with BullMQ). The
+// routes see only the interfaces in src/store.
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { JobRunner } from './jobs/runner.js';
+import { QueueRunner } from './jobs/queue-runner.js';
+import type { WorkerPool } from './pool/pool.js';
+import { MemoryApprovalStore, type ApprovalStore } from './store/approvals.js';
+import { FileJobStore } from './store/file-job-store.js';
+import { MemoryIdempotencyStore, type IdempotencyStore } from './store/idempotency.js';
+import type { JobExecutor, JobStore } from './store/jobs.js';
+import { LocalNodeRegistry, NodeSampler, type NodeRegistry } from './store/nodes.js';
+import { RedisApprovalStore } from './store/redis/approvals.js';
+import { RedisConnection } from './store/redis/connection.js';
+import { RedisIdempotencyStore } from './store/redis/idempotency.js';
+import { RedisJobStore } from './store/redis/job-store.js';
+import { RedisNodeRegistry } from './store/redis/nodes.js';
+import { RedisSessionStore } from './store/redis/sessions.js';
+import { MemorySessionStore, type SessionStore } from './store/sessions.js';
+
+export interface Backends {
+  readonly mode: 'standalone' | 'cluster';
+  readonly jobs: JobStore;
+  readonly runner: JobExecutor;
+  readonly idempotency: IdempotencyStore;
+  /** Only when PLATEN_SESSIONS_ENABLED. */
+  readonly sessions: SessionStore | undefined;
+  /** Only when PLATEN_APPROVAL_REQUIRED lists operations. */
+  readonly approvals: ApprovalStore | undefined;
+  readonly nodes: NodeRegistry;
+  /** The Redis client the rate limiters count in (multi-node mode). */
+  readonly redis: RedisConnection | undefined;
+  /** Stops the runner (running jobs run again later) and closes every store. */
+  close(): Promise<void>;
+}
+
+export async function openBackends(config: Config, pool: WorkerPool, logger: Logger, address: () => string): Promise<Backends> {
+  const execute = { pool, timeoutMs: config.jobTimeoutMs, maxPages: config.maxPages };
+  const sampler = (runner: () => JobExecutor) =>
+    new NodeSampler(config.nodeId, address, { activeJobs: () => runner().activeJobs, healthy: () => pool.stats.breaker === 'closed' });
+
+  if (config.redisUrl === undefined) {
+    const jobs = await FileJobStore.open(config.dataDir, logger);
+    const idempotency = new MemoryIdempotencyStore(jobs.all(), (id) => jobs.has(id));
+    const runner = new JobRunner({
+      ...execute,
+      store: jobs,
+      concurrency: config.jobConcurrency,
+      retentionMs: config.jobRetentionMs,
+      logger,
+      onRemoved: (job) => void (job.idempotency !== null && idempotency.forget(job.owner, job.idempotency.key)),
+    });
+    await runner.recover();
+    const sessions = config.sessionsEnabled ? new MemorySessionStore(config.sessionIdleMs) : undefined;
+    const approvals = config.approvalRequired.length > 0 ? new MemoryApprovalStore() : undefined;
+    return {
+      mode: 'standalone',
+      jobs,
+      runner,
+      idempotency,
+      sessions,
+      approvals,
+      nodes: new LocalNodeRegistry(config.clusterId, sampler(() => runner)),
+      redis: undefined,
+      async close() {
+        sessions?.close();
+        approvals?.close();
+        await runner.close();
+      },
+    };
+  }
+
+  const redis = await RedisConnection.open(config.redisUrl, config.redisPrefix, logger);
+  const jobs = new RedisJobStore(redis, config.jobRetentionMs);
+  const idempotency = new RedisIdempotencyStore(redis, jobs, config.jobTimeoutMs + config.jobRetentionMs);
+  const runner = new QueueRunner({ ...execute, store: jobs, redis, url: config.redisUrl, concurrency: config.jobConcurrency, lockMs: config.jobLockMs, logger });
+  const sessions = config.sessionsEnabled ? new RedisSessionStore(redis, config.sessionIdleMs) : undefined;
+  const approvals = config.approvalRequired.length > 0 ? new RedisApprovalStore(redis) : undefined;
+  const nodes = new RedisNodeRegistry(config.clusterId, redis, sampler(() => runner));
+  return {
+    mode: 'cluster',
+    jobs,
+    runner,
+    idempotency,
+    sessions,
+    approvals,
+    nodes,
+    redis,
+    async close() {
+      await runner.close();
+      await nodes.close();
+      await redis.close();
+    },
+  };
+}

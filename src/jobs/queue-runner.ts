@@ -1,0 +1,135 @@
+// The multi-node job runner: a BullMQ queue in the shared Redis, consumed by
+// every node. BullMQ gives the distribution and the at-least-once delivery:
+// a node that dies mid-job loses its lock, and another node's stalled-job
+// check puts the job back in the queue, where any node runs it again.
+//
+// Starvation policy as in the embedded runner: each node runs at most
+// `concurrency` jobs (workers - 1), so synchronous renders always find a
+// worker; a job the pool refuses (full of synchronous work) waits and tries
+// again while holding its queue slot.
+//
+// Cancelling reaches the node that runs the job through Redis pub/sub; the
+// running task is aborted there. Progress is written to Redis while a job
+// runs, so a poll on any node sees it.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Queue, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { TERMINAL, type JobExecutor, type JobRecord } from '../store/jobs.js';
+import { RedisConnection } from '../store/redis/connection.js';
+import { executeJob, type ExecuteOptions } from './execute.js';
+
+export interface QueueRunnerOptions extends ExecuteOptions {
+  readonly redis: RedisConnection;
+  readonly url: string;
+  readonly concurrency: number;
+  /** How long a node's claim on a running job lasts without renewal: how soon a dead node's jobs run elsewhere. */
+  readonly lockMs: number;
+  readonly logger: Logger;
+}
+
+/** How soon a job the pool refused is tried again. */
+const RETRY_MS = 250;
+/** How often a running job's progress is written to Redis. */
+const PROGRESS_EVERY_MS = 250;
+
+interface Running {
+  readonly controller: AbortController;
+  readonly progress: Int32Array;
+}
+
+export class QueueRunner implements JobExecutor {
+  readonly #queue: Queue;
+  readonly #worker: Worker;
+  readonly #cancels: Redis;
+  readonly #running = new Map<string, Running>();
+  #closed = false;
+
+  constructor(private readonly options: QueueRunnerOptions) {
+    const { redis, url, lockMs } = options;
+    const prefix = redis.key('bull');
+    // Submissions fail fast (503) while Redis is down rather than queue in memory.
+    this.#queue = new Queue('jobs', { connection: new Redis(url, { ...RedisConnection.options(), enableOfflineQueue: false }), prefix });
+    this.#queue.on('error', () => undefined); // reported once by RedisConnection
+    this.#worker = new Worker('jobs', (job) => this.#process(job), {
+      connection: new Redis(url, { ...RedisConnection.options(), maxRetriesPerRequest: null }),
+      prefix,
+      concurrency: options.concurrency,
+      lockDuration: lockMs,
+      stalledInterval: Math.max(500, Math.floor(lockMs / 2)),
+      // A job whose node keeps dying is not retried for ever.
+      maxStalledCount: 3,
+    });
+    this.#worker.on('error', () => undefined);
+    this.#worker.on('failed', (job, error) => this.options.logger.error({ job: job?.id, err: error }, 'queued job failed in the runner'));
+    this.#cancels = new Redis(url, RedisConnection.options());
+    this.#cancels.on('error', () => undefined);
+    void this.#cancels.subscribe(this.#cancelChannel()).catch(() => undefined);
+    this.#cancels.on('message', (_channel: string, id: string) => this.#running.get(id)?.controller.abort());
+  }
+
+  async enqueue(id: string): Promise<void> {
+    await this.options.redis.run(() => this.#queue.add('render', { id }, { jobId: id, removeOnComplete: true, removeOnFail: true }));
+  }
+
+  get activeJobs(): number {
+    return this.#running.size;
+  }
+
+  async progress(job: JobRecord): Promise<number | null> {
+    if (job.status === 'completed') return 100;
+    if (job.status === 'pending') return 0;
+    if (TERMINAL.has(job.status)) return null;
+    const value = await this.options.redis.run((client) => client.get(this.#progressKey(job.id)));
+    return value === null ? 0 : Number(value);
+  }
+
+  async cancel(id: string): Promise<JobRecord | undefined> {
+    const record = await this.options.store.update(id, { status: 'cancelled', completedAt: new Date().toISOString() }, ['pending', 'running']);
+    await this.options.redis.run((client) => client.publish(this.#cancelChannel(), id));
+    return record;
+  }
+
+  /**
+   * Aborts this node's running jobs and leaves them locked in the queue: once
+   * the lock runs out another node (or this one, restarted) runs them again.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const running of this.#running.values()) running.controller.abort();
+    await this.#worker.close(true).catch(() => undefined);
+    await this.#queue.close().catch(() => undefined);
+    this.#cancels.disconnect();
+  }
+
+  async #process(job: Job): Promise<void> {
+    const id = String((job.data as { id: string }).id);
+    const running: Running = { controller: new AbortController(), progress: new Int32Array(new SharedArrayBuffer(4)) };
+    this.#running.set(id, running);
+    const reporter = setInterval(() => {
+      void this.options.redis
+        .run((client) => client.set(this.#progressKey(id), String(Atomics.load(running.progress, 0)), 'PX', 60_000))
+        .catch(() => undefined);
+    }, PROGRESS_EVERY_MS);
+    try {
+      for (;;) {
+        const outcome = await executeJob(this.options, id, { signal: running.controller.signal, progress: running.progress });
+        // Shutting down: never settle, so BullMQ neither completes nor fails the job; its lock runs out and it runs again.
+        if (this.#closed) await new Promise<never>(() => undefined);
+        if (outcome === 'finished') return;
+        await sleep(RETRY_MS);
+      }
+    } finally {
+      clearInterval(reporter);
+      this.#running.delete(id);
+    }
+  }
+
+  #progressKey(id: string): string {
+    return this.options.redis.key('job', id, 'progress');
+  }
+
+  #cancelChannel(): string {
+    return this.options.redis.key('cancel');
+  }
+}

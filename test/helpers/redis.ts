@@ -1,0 +1,61 @@
+// A real redis-server (Debian's, installed by test/tools.sh) on a free
+// loopback port, for the multi-node tests. No persistence; noeviction, as
+// BullMQ requires.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Socket } from 'node:net';
+
+export interface TestRedis {
+  readonly url: string;
+  readonly port: number;
+  /** Stops the server (an outage). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port (empty: nothing was persisted). */
+  start(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function answersPing(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket();
+    socket.once('error', () => resolve(false));
+    socket.connect(port, '127.0.0.1', () => socket.write('PING\r\n'));
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().startsWith('+PONG'));
+    });
+  });
+}
+
+export async function startRedis(): Promise<TestRedis> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
+      stdio: 'ignore',
+    });
+    for (let i = 0; i < 100; i++) {
+      if (await answersPing(port)) return;
+      await sleep(50);
+    }
+    throw new Error(`redis-server did not start on port ${port}`);
+  };
+  const stop = async () => {
+    const running = child;
+    if (running === undefined || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGKILL');
+    await exited;
+  };
+  process.once('exit', () => child?.kill('SIGKILL'));
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, port, stop, start };
+}
