@@ -25,6 +25,12 @@ export interface PipelineDeps {
   readonly cors: Cors;
   readonly logger: Logger;
   readonly lifecycle: Lifecycle;
+  /**
+   * Requests arrive on the sidecar's Unix socket: they are local, so the
+   * per-address and per-client rate limits do not apply (accelerator spec,
+   * section 8: "core: unlimited (local socket)"). Authentication still does.
+   */
+  readonly local?: boolean;
 }
 
 /** Thrown by a route when the client went away mid-task: nothing to answer. */
@@ -130,7 +136,7 @@ function round(ms: number | undefined): number | undefined {
 
 /** Reads the request (synchronously: HttpRequest dies at the first await) and opens its exchange. */
 export function openExchange(deps: PipelineDeps, family: ApiFamily, routePath: string, res: HttpResponse, req: HttpRequest, paramCount: number): Exchange {
-  return new Exchange(deps, family, routePath, readRequest(req, res, paramCount), res);
+  return new Exchange(deps, family, routePath, readRequest(req, res, paramCount, deps.local === true), res);
 }
 
 /**
