@@ -1,11 +1,14 @@
 // When a failed attempt is tried again, and after how long.
 //
 // Retried: 429 and 503 (the server says "not now": rate limit, pool
-// saturated, breaker open, draining) and connection failures (refused,
-// reset: nothing was processed, and every accelerator operation is free of
-// side effects). Not retried: timeouts (the work is still running on the
-// server; sending it again doubles the load, "avoid retry amplification",
-// SRE book ch. 21), other 5xx, and every other 4xx (the request must change).
+// saturated, breaker open, draining) and transient connection failures
+// (refused, reset, a sidecar socket not there yet while the server
+// restarts); every accelerator operation is free of side effects, so
+// sending one twice is harmless. Not retried: connection failures a retry
+// cannot fix (a certificate that does not verify, a proxy refusing the
+// tunnel); timeouts (the work still runs on the server, and sending it again
+// doubles the load: "avoid retry amplification", SRE book ch. 21); other
+// 5xx; every other 4xx (the request must change first).
 //
 // The wait honours the server's `retry_after` / `Retry-After` (RFC 9110
 // section 10.2.3: delay-seconds or an HTTP-date), plus up to 20% jitter so
@@ -43,8 +46,11 @@ export function retryPolicy(options: RetryOptions = {}): RetryPolicy {
   return Object.freeze(policy);
 }
 
+/** System error codes of connection failures that may be gone a moment later. */
+const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOENT']);
+
 export function isRetryable(error: PlatenError): boolean {
-  if (error instanceof PlatenNetworkError) return true;
+  if (error instanceof PlatenNetworkError) return error.code !== undefined && TRANSIENT_CODES.has(error.code);
   if (error instanceof PlatenProblemError || error instanceof PlatenHttpError) return error.status === 429 || error.status === 503;
   return false;
 }
