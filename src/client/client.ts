@@ -60,7 +60,7 @@ export interface PlatenClientOptions {
    * a URL forces that proxy; `false` connects directly.
    */
   readonly proxy?: 'env' | string | URL | false;
-  /** Where `proxy: 'env'` reads the variables. Default: process.env. */
+  /** Where `proxy: 'env'` reads the variables. Default: this process's environment. */
   readonly env?: ProxyEnv;
   /** Extra trusted certificates (PEM) for an https base URL. */
   readonly ca?: string | Buffer | ReadonlyArray<string | Buffer>;

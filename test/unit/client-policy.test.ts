@@ -168,3 +168,9 @@ describe('codec', () => {
     assert.throws(() => encodeSubsetFont({ font_data: 'AAAA' as unknown as Uint8Array, codepoints: [] }), TypeError);
   });
 });
+
+test("the package's entry point (package.json main/exports) is the client library", async () => {
+  const entry = (await import('platen' as string)) as Record<string, unknown>;
+  assert.equal(typeof entry.PlatenClient, 'function');
+  assert.equal(typeof entry.PlatenProblemError, 'function');
+});
