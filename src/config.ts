@@ -73,6 +73,14 @@ const EnvSchema = v.object({
   PLATEN_APPROVAL_TTL_S: v.optional(integer(60, 30 * 24 * 3600), String(24 * 3600)),
   PLATEN_MAX_FONT_BYTES: v.optional(integer(1024, 2 ** 31), String(50 * 1024 * 1024)),
   PLATEN_MAX_IMAGE_PIXELS: v.optional(integer(1, 2 ** 32), String(100_000_000)),
+  // sun_path holds 108 bytes on Linux, the terminating NUL included (unix(7)).
+  PLATEN_SOCKET: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1),
+      v.check((path) => Buffer.byteLength(path) <= 107, 'must be at most 107 bytes (the limit of a Unix socket path)'),
+    ),
+  ),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;
@@ -128,6 +136,8 @@ export interface Config {
   readonly maxFontBytes: number;
   /** Pixels (width × height) of an input image the accelerator decodes (413 image-too-large past it). */
   readonly maxImagePixels: number;
+  /** Sidecar mode: also listen on this Unix socket; its requests are local (no rate limits). */
+  readonly socketPath: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -200,5 +210,6 @@ function fromEnv(env: Env): Config {
     approvalTtlMs: env.PLATEN_APPROVAL_TTL_S * 1000,
     maxFontBytes: env.PLATEN_MAX_FONT_BYTES,
     maxImagePixels: env.PLATEN_MAX_IMAGE_PIXELS,
+    socketPath: env.PLATEN_SOCKET,
   };
 }

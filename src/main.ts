@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   }
 
   const server = await startServer(config, { logger });
-  logger.info({ port: server.port, host: config.host, edition: config.edition, workers: config.workers, version: config.version }, 'listening');
+  logger.info({ port: server.port, host: config.host, socket: server.socketPath, edition: config.edition, workers: config.workers, version: config.version }, 'listening');
 
   let stopping = false;
   const stop = (signal: string) => {

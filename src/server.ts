@@ -14,6 +14,7 @@ import type { PipelineDeps } from './http/pipeline.js';
 import { RateLimits } from './http/rate-limit.js';
 import type { Route } from './http/route.js';
 import { registerRoutes } from './http/router.js';
+import { claimSocketPath, listenUnix, removeSocketFile } from './http/unix-socket.js';
 import { uws, type us_listen_socket } from './http/uws.js';
 import { WorkerPool } from './pool/pool.js';
 import { capabilitiesRoute } from './render/capabilities.js';
@@ -38,6 +39,8 @@ export interface ServerOptions {
 
 export interface RunningServer {
   readonly port: number;
+  /** The sidecar's Unix socket (PLATEN_SOCKET), when configured. */
+  readonly socketPath: string | undefined;
   readonly pool: WorkerPool;
   /** Graceful: readiness false, listener closed, in-flight requests finished (bounded), pool closed. */
   close(): Promise<void>;
@@ -51,6 +54,8 @@ const BREAKER_COOLDOWN_MS = 10_000;
 
 export async function startServer(config: Config, options: ServerOptions): Promise<RunningServer> {
   const { logger } = options;
+  // Checked before anything starts: a path that cannot be taken stops start-up with nothing to undo.
+  if (config.socketPath !== undefined) await claimSocketPath(config.socketPath);
   const keys = await KeyStore.open({
     entries: config.apiKeys,
     file: config.apiKeysFile,
@@ -133,23 +138,40 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   port = uws.us_socket_local_port(listenSocket as never);
   // Redis down at start: the heartbeat timer announces the node once it is back.
   await backends.nodes.announce().catch(() => undefined);
+  // Sidecar mode: a second app on the Unix socket with the same routes; its requests are local (no rate limits).
+  const sidecar = config.socketPath === undefined ? undefined : { app: uws.App(), path: config.socketPath, socket: undefined as us_listen_socket | undefined };
+  if (sidecar !== undefined) registerRoutes(sidecar.app, routes, { ...deps, local: true });
 
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
       lifecycle.startDraining();
       uws.us_listen_socket_close(listenSocket);
+      if (sidecar?.socket !== undefined) {
+        uws.us_listen_socket_close(sidecar.socket);
+        removeSocketFile(sidecar.path);
+      }
       const drained = await lifecycle.drained(config.shutdownGraceMs);
       if (!drained) logger.warn({ in_flight: lifecycle.inFlight }, 'shutdown grace period over; closing with requests in flight');
       // Closes the keep-alive connections that are still open.
       (app as unknown as { close(): void }).close();
+      if (sidecar !== undefined) (sidecar.app as unknown as { close(): void }).close();
       keys.close();
       // Running jobs are stopped and stay `running`: they run again after a restart (or on another node).
       await backends.close();
       await pool.close();
     })());
 
-  return { port, pool, close };
+  if (sidecar !== undefined) {
+    try {
+      sidecar.socket = listenUnix(sidecar.app, sidecar.path);
+    } catch (error) {
+      await close();
+      throw error;
+    }
+  }
+
+  return { port, socketPath: sidecar?.path, pool, close };
 }
 
 function listen(app: ReturnType<typeof uws.App>, host: string, port: number): Promise<us_listen_socket> {

@@ -65,9 +65,22 @@ test('pdf-lib is used behind one seam only (workers/lib/pdf.ts and its font modu
   assert.deepEqual([...users].sort(), ['workers/lib/custom-font.ts', 'workers/lib/pdf.ts', 'workers/lib/standard-font.ts']);
 });
 
-test('only src/config.ts reads process.env', async () => {
+// The client library runs in its caller's process, not the server's: its
+// proxy settings (HTTPS_PROXY, NO_PROXY) are that process's environment.
+const ENV_READERS = ['src/config.ts', 'src/client/proxy.ts'];
+
+test('only src/config.ts (and the client library\'s proxy settings) read process.env', async () => {
   for (const file of [...(await sources('src')), ...(await sources('workers'))]) {
     const text = await readFile(join(ROOT, file), 'utf8');
-    if (file !== 'src/config.ts') assert.ok(!/process\.env\b/.test(text), `${file} reads process.env`);
+    if (!ENV_READERS.includes(file)) assert.ok(!/process\.env\b/.test(text), `${file} reads process.env`);
+  }
+});
+
+test('src/client imports only itself, node: built-ins and hpagent (it runs in other processes)', async () => {
+  const imports = await importsOf(await sources('src/client'));
+  assert.ok(imports.length > 0);
+  for (const imp of imports) {
+    const to = target(imp.file, imp.specifier);
+    assert.ok(to.startsWith('src/client/') || to.startsWith('node:') || to === 'hpagent', `${imp.file} imports ${imp.specifier}`);
   }
 });

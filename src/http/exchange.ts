@@ -28,6 +28,12 @@ export interface PipelineDeps {
   readonly lifecycle: Lifecycle;
   /** The human-in-the-loop gate, when PLATEN_APPROVAL_REQUIRED lists operations. */
   readonly approvals?: ApprovalGate;
+  /**
+   * Requests arrive on the sidecar's Unix socket: they are local, so the
+   * per-address and per-client rate limits do not apply (accelerator spec,
+   * section 8: "core: unlimited (local socket)"). Authentication still does.
+   */
+  readonly local?: boolean;
 }
 
 /** Thrown by a route when the client went away mid-task: nothing to answer. */
@@ -133,7 +139,7 @@ function round(ms: number | undefined): number | undefined {
 
 /** Reads the request (synchronously: HttpRequest dies at the first await) and opens its exchange. */
 export function openExchange(deps: PipelineDeps, family: ApiFamily, routePath: string, res: HttpResponse, req: HttpRequest, paramCount: number): Exchange {
-  return new Exchange(deps, family, routePath, readRequest(req, res, paramCount), res);
+  return new Exchange(deps, family, routePath, readRequest(req, res, paramCount, deps.local === true), res);
 }
 
 /**

@@ -34,7 +34,10 @@ export interface IncomingRequest {
 
 const decoder = new TextDecoder();
 
-export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: number): IncomingRequest {
+/** What a request on the sidecar's Unix socket has for an address: uWS reports none (an empty string). */
+export const UNIX_SOCKET_ADDRESS = 'unix';
+
+export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: number, local = false): IncomingRequest {
   const headers = {} as Record<HeaderName, string>;
   for (const name of HEADERS) headers[name] = req.getHeader(name);
   const params: string[] = [];
@@ -48,7 +51,7 @@ export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: num
     query: req.getQuery() ?? '',
     headers,
     params,
-    remoteAddress: decoder.decode(res.getRemoteAddressAsText()),
+    remoteAddress: local ? UNIX_SOCKET_ADDRESS : decoder.decode(res.getRemoteAddressAsText()),
     duplicateContentLength: contentLengths > 1,
   };
 }

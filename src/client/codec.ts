@@ -1,0 +1,106 @@
+// Between the typed shapes (types.ts) and the wire's JSON: bytes to base64
+// on the way out; on the way in, the envelope checked and base64 decoded.
+// A response that does not have the promised shape is a typed error, not a
+// crash somewhere in the caller's code later.
+import type {
+  AccelResponse,
+  ClusterStatus,
+  CompressImageRequest,
+  CompressImageResult,
+  HealthRecord,
+  LinearizeRequest,
+  LinearizeResult,
+  SubsetFontRequest,
+  SubsetFontResult,
+} from './types.js';
+
+/** Thrown by a decoder; the client turns it into a PlatenResponseError. */
+export class ShapeError extends Error {}
+
+type Json = Record<string, unknown>;
+
+export function base64(bytes: Uint8Array, field: string): string {
+  if (!(bytes instanceof Uint8Array)) throw new TypeError(`${field} must be a Uint8Array or a Buffer`);
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+export function encodeSubsetFont(request: SubsetFontRequest): Json {
+  return { ...request, font_data: base64(request.font_data, 'font_data') };
+}
+
+export function encodeCompressImage(request: CompressImageRequest): Json {
+  return { ...request, image_data: base64(request.image_data, 'image_data') };
+}
+
+export function encodeLinearize(request: LinearizeRequest): Json {
+  return { ...request, pdf_data: base64(request.pdf_data, 'pdf_data') };
+}
+
+export function decodeHealth(body: unknown): HealthRecord {
+  const record = object(body, 'the health record');
+  for (const field of ['status', 'version', 'tier', 'mode', 'circuit_breaker'] as const) string(record, field);
+  for (const field of ['total', 'busy', 'idle'] as const) number(object(record.workers, 'workers'), field);
+  number(record, 'uptime_seconds');
+  return record as unknown as HealthRecord;
+}
+
+/** Checks the envelope and decodes its `data` with `data`. */
+export function decodeEnvelope<Data>(body: unknown, data: (value: Json) => Data): AccelResponse<Data> {
+  const envelope = object(body, 'the envelope');
+  string(envelope, 'request_id');
+  string(envelope, 'version');
+  const meta = object(envelope.meta, 'meta');
+  return {
+    request_id: envelope.request_id as string,
+    version: envelope.version as string,
+    data: data(object(envelope.data, 'data')),
+    meta: meta as unknown as AccelResponse<Data>['meta'],
+  };
+}
+
+export function decodeSubsetFont(data: Json): SubsetFontResult {
+  for (const field of ['original_size_bytes', 'subset_size_bytes', 'reduction_percent', 'included_glyphs']) number(data, field);
+  return { ...(data as unknown as SubsetFontResult), font_data: bytes(data, 'font_data') };
+}
+
+export function decodeCompressImage(data: Json): CompressImageResult {
+  for (const field of ['original_size_bytes', 'compressed_size_bytes', 'width', 'height']) number(data, field);
+  string(data, 'format');
+  return { ...(data as unknown as CompressImageResult), image_data: bytes(data, 'image_data') };
+}
+
+export function decodeLinearize(data: Json): LinearizeResult {
+  return { ...data, pdf_data: bytes(data, 'pdf_data') };
+}
+
+export function decodeClusterStatus(data: Json): ClusterStatus {
+  string(data, 'cluster_id');
+  number(data, 'node_count');
+  number(data, 'healthy_nodes');
+  if (!Array.isArray(data.nodes)) throw new ShapeError('data.nodes is not an array');
+  return data as unknown as ClusterStatus;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function bytes(data: Json, field: string): Buffer {
+  const text = string(data, field);
+  // Buffer.from skips characters outside the alphabet; a damaged field must not decode to silently wrong bytes.
+  if (text.length % 4 !== 0 || !BASE64.test(text)) throw new ShapeError(`data.${field} is not base64`);
+  return Buffer.from(text, 'base64');
+}
+
+function object(value: unknown, what: string): Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ShapeError(`${what} is not a JSON object`);
+  return value as Json;
+}
+
+function string(value: Json, field: string): string {
+  if (typeof value[field] !== 'string') throw new ShapeError(`${field} is not a string`);
+  return value[field] as string;
+}
+
+function number(value: Json, field: string): number {
+  if (typeof value[field] !== 'number') throw new ShapeError(`${field} is not a number`);
+  return value[field] as number;
+}

@@ -1,0 +1,29 @@
+// The package's entry point (package.json "main"/"exports"): the typed
+// client for the accelerator API, in remote mode (a base URL, proxies from
+// the environment) and sidecar mode (the server's Unix socket).
+export { PlatenClient, type CallOptions, type PlatenClientOptions } from './client.js';
+export {
+  PlatenCircuitOpenError,
+  PlatenError,
+  PlatenHttpError,
+  PlatenNetworkError,
+  PlatenProblemError,
+  PlatenResponseError,
+  PlatenTimeoutError,
+  type PlatenErrorKind,
+} from './errors.js';
+export type { BreakerOptions, BreakerState } from './breaker.js';
+export type { RetryOptions } from './retry.js';
+export type {
+  AccelResponse,
+  ClusterNode,
+  ClusterStatus,
+  CompressImageRequest,
+  CompressImageResult,
+  HealthRecord,
+  LinearizeRequest,
+  LinearizeResult,
+  ProblemDocument,
+  SubsetFontRequest,
+  SubsetFontResult,
+} from './types.js';

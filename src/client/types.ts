@@ -1,0 +1,115 @@
+// The accelerator's request and response shapes, from its spec (sections 2
+// and 4), as the client's callers see them: field names are the wire's,
+// and every base64 field is bytes (Uint8Array in, Buffer out); the client
+// does the base64 both ways.
+
+/** The health record of GET /health (not enveloped). */
+export interface HealthRecord {
+  readonly status: string;
+  readonly version: string;
+  readonly tier: string;
+  readonly mode: string;
+  readonly workers: { readonly total: number; readonly busy: number; readonly idle: number };
+  readonly uptime_seconds: number;
+  /** `closed`, `open` or `half_open` on this server. */
+  readonly circuit_breaker: string;
+}
+
+/** The success envelope around every /v1 operation's `data`. */
+export interface AccelResponse<Data> {
+  readonly request_id: string;
+  readonly version: string;
+  readonly data: Data;
+  readonly meta: { readonly duration_ms: number; readonly worker_id: string; readonly cached: boolean };
+}
+
+/** POST /v1/font/subset */
+export interface SubsetFontRequest {
+  readonly font_data: Uint8Array;
+  readonly codepoints: readonly number[];
+  readonly options?: {
+    readonly preserve_hints?: boolean;
+    readonly optimize_cff?: boolean;
+    readonly include_gsub?: boolean;
+  };
+}
+
+export interface SubsetFontResult {
+  readonly font_data: Buffer;
+  readonly original_size_bytes: number;
+  readonly subset_size_bytes: number;
+  readonly reduction_percent: number;
+  readonly included_glyphs: number;
+}
+
+/** POST /v1/image/compress */
+export interface CompressImageRequest {
+  readonly image_data: Uint8Array;
+  /** The spec uses `jpeg`; the other values are the server's to list. */
+  readonly format: string;
+  readonly options?: {
+    readonly quality?: number;
+    readonly max_width?: number;
+    readonly max_height?: number;
+    /** The spec uses `lanczos`. */
+    readonly resample?: string;
+    /** The spec uses `rgb`. */
+    readonly color_space?: string;
+  };
+}
+
+export interface CompressImageResult {
+  readonly image_data: Buffer;
+  readonly original_size_bytes: number;
+  readonly compressed_size_bytes: number;
+  readonly width: number;
+  readonly height: number;
+  readonly format: string;
+}
+
+/** POST /v1/linearize */
+export interface LinearizeRequest {
+  readonly pdf_data: Uint8Array;
+  readonly options?: {
+    readonly optimize_for_web?: boolean;
+    readonly preserve_signatures?: boolean;
+  };
+}
+
+/**
+ * The spec does not show the linearize response. The client decodes
+ * `pdf_data` (named like the request's field) and passes every other field
+ * through as the server sent it.
+ */
+export type LinearizeResult = { readonly pdf_data: Buffer } & Readonly<Record<string, unknown>>;
+
+/** GET /v1/cluster/status */
+export interface ClusterNode {
+  readonly node_id: string;
+  readonly address: string;
+  /** The spec shows `healthy`. */
+  readonly status: string;
+  readonly active_jobs: number;
+  readonly cpu_percent: number;
+  readonly memory_mb: number;
+}
+
+export interface ClusterStatus {
+  readonly cluster_id: string;
+  readonly node_count: number;
+  readonly healthy_nodes: number;
+  readonly nodes: readonly ClusterNode[];
+}
+
+/** A problem document (RFC 9457) as the accelerator sends it (spec section 7). */
+export interface ProblemDocument {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail: string;
+  readonly instance?: string;
+  readonly request_id?: string;
+  readonly retry_after?: number;
+  readonly errors?: ReadonlyArray<{ readonly field: string; readonly code: string; readonly message: string }>;
+  readonly [member: string]: unknown;
+}
