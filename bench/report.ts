@@ -8,6 +8,7 @@ import type { RunInfo } from './machine.js';
 import type { EngineResult } from './scenarios/engine.js';
 import type { HealthzResult } from './scenarios/healthz.js';
 import type { JobsResult } from './scenarios/jobs.js';
+import type { LinearizeResult } from './scenarios/linearize.js';
 import type { MixedResult } from './scenarios/mixed.js';
 import type { OverloadResult } from './scenarios/overload.js';
 import type { RenderBaselines, RenderRatios } from './scenarios/render.js';
@@ -27,6 +28,7 @@ export interface Results {
   readonly mixed: MixedResult;
   readonly engine: EngineResult;
   readonly jobs: JobsResult;
+  readonly linearize: LinearizeResult;
 }
 
 /** Targets from the issues. */
@@ -100,6 +102,10 @@ function summarize(info: RunInfo, r: Results): string {
     '',
     engineTables(r.engine),
     '',
+    '## Linearization',
+    '',
+    linearizeTable(r.linearize),
+    '',
     'autocannon rows: req/s counts 2xx answers, latency is of 2xx answers in whole milliseconds (autocannon\'s resolution). ' +
       'Task-loop and loadgen rows: microsecond latencies from performance.now(). The load generator runs on the same cores as the server. ' +
       'The overload load is an open loop at 4× the saturation rate, with latency measured from each request\'s scheduled start ' +
@@ -116,6 +122,18 @@ function jobsTable(jobs: JobsResult): string {
       ['polls', `${jobs.polls} (${fmt(round(jobs.polls / jobs.jobs, 1))} a job), p50 ${fmt(jobs.pollLatency.p50Ms)} ms, p99 ${fmt(jobs.pollLatency.p99Ms)} ms`],
       ['synchronous renders while a backlog drains / alone (req/s)', `${fmt(jobs.syncDuringBacklog.requestsPerSecond)} / ${fmt(jobs.syncAlone.requestsPerSecond)} (× ${fmt(ratio(jobs.syncDuringBacklog.requestsPerSecond, jobs.syncAlone.requestsPerSecond))})`],
       ['synchronous p99 while a backlog drains / alone (ms)', `${fmt(jobs.syncDuringBacklog.p99Ms)} / ${fmt(jobs.syncAlone.p99Ms)}; ${jobs.backlogLeft} backlog jobs still unfinished at the end`],
+    ],
+  );
+}
+
+function linearizeTable(l: LinearizeResult): string {
+  return table(
+    ['Linearization', 'Value'],
+    [
+      ['input', `${l.pages}-page PDF from the render route, ${l.pdfBytes} bytes (${l.linearizedBytes} linearized)`],
+      [`Platen POST /v1/linearize (autocannon, ${l.connections} conns)`, `${fmt(l.server.requestsPerSecond)} req/s, p50 ${fmt(l.server.p50Ms)} ms, p99 ${fmt(l.server.p99Ms)} ms ${others(l.server)}`.trim()],
+      [`qpdf --linearize CLI spawned per request (${l.cliConcurrency} at a time, no HTTP)`, `${fmt(l.cli.requestsPerSecond)}/s, p50 ${fmt(l.cli.p50Ms)} ms, p99 ${fmt(l.cli.p99Ms)} ms`],
+      ['Platen / CLI', fmt(l.serverToCli)],
     ],
   );
 }

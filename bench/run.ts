@@ -8,6 +8,7 @@ import { writeResults } from './report.js';
 import { engineBaselines, engineOnServer } from './scenarios/engine.js';
 import { healthzScenario } from './scenarios/healthz.js';
 import { jobsScenario } from './scenarios/jobs.js';
+import { linearizeBaseline, linearizeOnServer } from './scenarios/linearize.js';
 import { mixedScenario } from './scenarios/mixed.js';
 import { overloadScenario } from './scenarios/overload.js';
 import { renderBaselines, renderOnServer, renderRatios, saturation } from './scenarios/render.js';
@@ -36,9 +37,11 @@ async function main(): Promise<void> {
     const engine = await engineOnServer(settings, server);
     step('jobs: a batch polled to completion, then synchronous renders while a backlog drains');
     const jobs = await jobsScenario(settings, server, render);
+    step('linearize: a 50-page PDF through POST /v1/linearize');
+    const linearize = await linearizeOnServer(settings, server);
     step('scenario 3: overload, renders arriving at 4× the saturation rate');
     const overload = await overloadScenario(settings, server, render.requestsPerSecond);
-    serverRuns = { healthz, render, mixed, overload, engine, jobs };
+    serverRuns = { healthz, render, mixed, overload, engine, jobs, linearize };
   } finally {
     const code = await server.stop();
     if (code !== 0) step(`the server exited with code ${code}; its last output:\n${server.output().slice(-4000)}`);
@@ -48,6 +51,8 @@ async function main(): Promise<void> {
   const baselines = await renderBaselines(settings);
   step('render engine baselines: bare pool and in-process per document, pdf-lib drawText table');
   const engine = await engineBaselines(settings, serverRuns.engine);
+  step('linearize baseline: qpdf --linearize spawned per request');
+  const linearize = await linearizeBaseline(settings, serverRuns.linearize);
   const summary = writeResults(settings.resultsDir, info, {
     healthz: serverRuns.healthz,
     render: {
@@ -60,6 +65,7 @@ async function main(): Promise<void> {
     mixed: serverRuns.mixed,
     engine,
     jobs: serverRuns.jobs,
+    linearize,
   });
   process.stdout.write(`\n${summary}`);
   step(`results in ${settings.resultsDir}`);

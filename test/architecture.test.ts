@@ -65,6 +65,15 @@ test('pdf-lib is used behind one seam only (workers/lib/pdf.ts and its font modu
   assert.deepEqual([...users].sort(), ['workers/lib/custom-font.ts', 'workers/lib/pdf.ts', 'workers/lib/standard-font.ts']);
 });
 
+test('qpdf (WebAssembly) is used behind one seam only (workers/lib/qpdf.ts)', async () => {
+  // A CommonJS module loaded with createRequire, so the package name is searched for, not import statements.
+  const users: string[] = [];
+  for (const file of [...(await sources('src')), ...(await sources('workers'))]) {
+    if ((await readFile(join(ROOT, file), 'utf8')).includes('@neslinesli93/qpdf-wasm')) users.push(file);
+  }
+  assert.deepEqual(users, ['workers/lib/qpdf.ts']);
+});
+
 // The client library runs in its caller's process, not the server's: its
 // proxy settings (HTTPS_PROXY, NO_PROXY) are that process's environment.
 const ENV_READERS = ['src/config.ts', 'src/client/proxy.ts'];

@@ -7,7 +7,7 @@
 // crossing postMessage arrives as a plain Error with its `code` gone.
 
 /** The named exports of workers/index.ts. */
-export type TaskName = 'render' | 'validate' | 'session-operation' | 'warm';
+export type TaskName = 'render' | 'validate' | 'session-operation' | 'warm' | 'linearize';
 
 export interface TaskInput<Options = Record<string, unknown>> {
   /** The request body, in its own ArrayBuffer, transferred (not copied) to the worker. */

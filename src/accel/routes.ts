@@ -7,6 +7,8 @@ import type { WorkerPool } from '../pool/pool.js';
 import { accelRoute, type AccelOperation } from './operation.js';
 
 export function accelRoutes(pool: WorkerPool, config: Config): Route[] {
-  const operations: AccelOperation[] = [];
+  const operations: AccelOperation[] = [
+    { path: '/v1/linearize', tier: 'core', operation: 'linearize', task: 'linearize' },
+  ];
   return operations.map((operation) => accelRoute(pool, config.version, operation));
 }
