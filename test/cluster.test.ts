@@ -10,6 +10,7 @@ import { KEY_ENTRIES, KEYS, bearer } from './helpers/keys.js';
 import { pdfInfo, pdfToText } from './helpers/pdf-tools.js';
 import { startRedis, type TestRedis } from './helpers/redis.js';
 import { spawnServer, startTestServer, type SpawnedServer } from './helpers/server.js';
+import { assertMatchesContract, loadContract } from './helpers/openapi.js';
 
 /** A client with a small quota, to see one limit shared by both nodes. */
 const LIMITED = 'svc_live_lim1_llllllllllllllllllllllllllllllll';
@@ -187,9 +188,12 @@ describe('GET /v1/cluster/status in the embedded mode', () => {
   it('is a cluster of this one node, enterprise keys only', async () => {
     const t = await startTestServer({ PLATEN_CLUSTER_ID: 'solo', PLATEN_NODE_ID: 'node-1' });
     try {
+      const contract = await loadContract('accel');
       const response = await fetch(`${t.base}/v1/cluster/status`, { headers: bearer(KEYS.enterprise) });
       assert.equal(response.status, 200);
-      const body = (await response.json()) as { request_id: string; data: { cluster_id: string; node_count: number; healthy_nodes: number; nodes: Array<Record<string, unknown>> } };
+      const body = (await assertMatchesContract(contract, 'get', '/v1/cluster/status', response)) as {
+        data: { cluster_id: string; node_count: number; healthy_nodes: number; nodes: Array<Record<string, unknown>> };
+      };
       assert.equal(body.data.cluster_id, 'solo');
       assert.equal(body.data.node_count, 1);
       assert.equal(body.data.healthy_nodes, 1);
@@ -198,7 +202,7 @@ describe('GET /v1/cluster/status in the embedded mode', () => {
       assert.equal(body.data.nodes[0]?.active_jobs, 0);
       const denied = await fetch(`${t.base}/v1/cluster/status`, { headers: bearer(KEYS.pro) });
       assert.equal(denied.status, 403);
-      assert.equal((await readProblem(denied)).slug, 'capability-denied');
+      await assertMatchesContract(contract, 'get', '/v1/cluster/status', denied);
     } finally {
       await t.close();
     }
