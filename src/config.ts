@@ -65,6 +65,7 @@ const EnvSchema = v.object({
   PLATEN_SESSION_MAX_OPERATIONS: v.optional(integer(1, 100_000), '10000'),
   PLATEN_MAX_FONT_BYTES: v.optional(integer(1024, 2 ** 31), String(50 * 1024 * 1024)),
   PLATEN_MAX_IMAGE_PIXELS: v.optional(integer(1, 2 ** 32), String(100_000_000)),
+  PLATEN_MAX_IMAGE_BYTES: v.optional(integer(1024, 2 ** 31), String(32 * 1024 * 1024)),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;
@@ -110,6 +111,8 @@ export interface Config {
   readonly maxFontBytes: number;
   /** Pixels (width × height) of an input image the accelerator decodes (413 image-too-large past it). */
   readonly maxImagePixels: number;
+  /** Decoded bytes of an image /v1/image/compress accepts (413 image-too-large past it). */
+  readonly maxImageBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -175,5 +178,6 @@ function fromEnv(env: Env): Config {
     sessionMaxOperations: env.PLATEN_SESSION_MAX_OPERATIONS,
     maxFontBytes: env.PLATEN_MAX_FONT_BYTES,
     maxImagePixels: env.PLATEN_MAX_IMAGE_PIXELS,
+    maxImageBytes: env.PLATEN_MAX_IMAGE_BYTES,
   };
 }
