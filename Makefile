@@ -14,7 +14,7 @@ build: install
 run: build
 	npm start
 
-# Tests verify PDFs with Debian's qpdf and poppler-utils; test/tools.sh
+# Tests verify PDFs with Debian's qpdf and poppler-utils (and images with libvips-tools); test/tools.sh
 # installs them when missing and running as root, and says what is missing otherwise.
 tools:
 	bash test/tools.sh
