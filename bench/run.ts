@@ -7,6 +7,7 @@ import { runInfo } from './machine.js';
 import { writeResults } from './report.js';
 import { engineBaselines, engineOnServer } from './scenarios/engine.js';
 import { healthzScenario } from './scenarios/healthz.js';
+import { imageCompressBaselines, imageCompressOnServer } from './scenarios/image-compress.js';
 import { jobsScenario } from './scenarios/jobs.js';
 import { mixedScenario } from './scenarios/mixed.js';
 import { overloadScenario } from './scenarios/overload.js';
@@ -34,11 +35,13 @@ async function main(): Promise<void> {
     const mixed = await mixedScenario(settings, server);
     step('render engine documents: letter, custom font, invoice table, HTML article, Unicode');
     const engine = await engineOnServer(settings, server);
+    step('image: POST /v1/image/compress, a 3000 x 2000 JPEG to 1200 wide at quality 80');
+    const image = await imageCompressOnServer(settings, server);
     step('jobs: a batch polled to completion, then synchronous renders while a backlog drains');
     const jobs = await jobsScenario(settings, server, render);
     step('scenario 3: overload, renders arriving at 4× the saturation rate');
     const overload = await overloadScenario(settings, server, render.requestsPerSecond);
-    serverRuns = { healthz, render, mixed, overload, engine, jobs };
+    serverRuns = { healthz, render, mixed, overload, engine, jobs, image };
   } finally {
     const code = await server.stop();
     if (code !== 0) step(`the server exited with code ${code}; its last output:\n${server.output().slice(-4000)}`);
@@ -48,6 +51,8 @@ async function main(): Promise<void> {
   const baselines = await renderBaselines(settings);
   step('render engine baselines: bare pool and in-process per document, pdf-lib drawText table');
   const engine = await engineBaselines(settings, serverRuns.engine);
+  step('image baselines: sharp on a bare pool, the vips CLI per request');
+  const image = await imageCompressBaselines(settings, serverRuns.image);
   const summary = writeResults(settings.resultsDir, info, {
     healthz: serverRuns.healthz,
     render: {
@@ -60,6 +65,7 @@ async function main(): Promise<void> {
     mixed: serverRuns.mixed,
     engine,
     jobs: serverRuns.jobs,
+    image,
   });
   process.stdout.write(`\n${summary}`);
   step(`results in ${settings.resultsDir}`);
