@@ -103,6 +103,8 @@ export interface ImageCompressOptions {
   readonly maxImageBytes: number;
   /** Width x height (x frames, when every frame is kept) libvips may decode; past it: image-too-large. */
   readonly maxImagePixels: number;
+  /** The pool's processing timeout (PLATEN_TIMEOUT_MS), which libvips is told too (see workers/image/compress.ts). */
+  readonly timeoutMs: number;
 }
 
 export type Task<Options = Record<string, unknown>> = (input: TaskInput<Options>) => Promise<Outcome>;

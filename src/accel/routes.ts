@@ -14,7 +14,7 @@ export function accelRoutes(pool: WorkerPool, config: Config): Route[] {
       tier: 'core',
       operation: 'image-compress',
       task: 'image-compress',
-      options: { maxImageBytes: config.maxImageBytes, maxImagePixels: config.maxImagePixels } satisfies ImageCompressOptions,
+      options: { maxImageBytes: config.maxImageBytes, maxImagePixels: config.maxImagePixels, timeoutMs: config.timeoutMs } satisfies ImageCompressOptions,
     },
   ];
   return operations.map((operation) => accelRoute(pool, config.version, operation));

@@ -85,7 +85,7 @@ test('sniffing names raster containers only', async () => {
 test('the task called directly: bytes in, JSON bytes out, failures returned rather than thrown', async () => {
   const run = (body: object): Promise<Outcome> => {
     const bytes = new TextEncoder().encode(JSON.stringify(body));
-    return imageCompress({ body: bytes.buffer as ArrayBuffer, length: bytes.byteLength, options: { maxImageBytes: 1 << 20, maxImagePixels: 1_000_000 } });
+    return imageCompress({ body: bytes.buffer as ArrayBuffer, length: bytes.byteLength, options: { maxImageBytes: 1 << 20, maxImagePixels: 1_000_000, timeoutMs: 60_000 } });
   };
   const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#2a6' } }).jpeg().toBuffer();
   const ok = await run({ image_data: jpeg.toString('base64'), format: 'webp', options: { max_height: 24 } });

@@ -20,7 +20,7 @@ export const imageCompress = jsonTask(CompressRequest, async (request: CompressR
   const input = await readInput(request.image_data, options);
   const chosen = plan(request, input);
   checkPixels(input, chosen.allFrames, options.maxImagePixels);
-  const { data, info } = await encode(pipeline(input, chosen, options.maxImagePixels), input, chosen);
+  const { data, info } = await encode(pipeline(input, chosen, options), input, chosen, options);
   return {
     data: {
       image_data: data.toString('base64'),
@@ -36,15 +36,25 @@ export const imageCompress = jsonTask(CompressRequest, async (request: CompressR
 
 const WHITE = { r: 255, g: 255, b: 255 };
 
-function pipeline(input: InputImage, chosen: Plan, maxPixels: number): Sharp {
+function pipeline(input: InputImage, chosen: Plan, options: ImageCompressOptions): Sharp {
   const decode: SharpOptions = {
-    limitInputPixels: maxPixels,
+    limitInputPixels: options.maxImagePixels,
     failOn: 'warning',
     autoOrient: true,
     // The first frame or page only, unless every frame is kept (animated WebP out).
     ...(chosen.allFrames ? { pages: -1 } : { pages: 1, page: 0 }),
   };
-  const image = sharp(input.bytes, decode);
+  // When the pool gives up on a task at PLATEN_TIMEOUT_MS it terminates the
+  // thread, but a libvips operation runs on libuv's process-wide threadpool
+  // and would carry on, burning a core, until it ends by itself (measured:
+  // Worker.terminate() returned only once the 15 s AVIF encode it was
+  // running had finished).
+  // libvips's own timeout stops it around the same time. It works on
+  // streamed pipelines (decoding, resizing, JPEG, WebP, lossless PNG: a
+  // 10000 x 8000 JPEG re-encode stopped at 1.0 s); the AVIF encoder and PNG
+  // quantisation run after the pixels are computed and cannot be stopped.
+  // The pool's clock starts first (it counts the queue), so its 504 comes first.
+  const image = sharp(input.bytes, decode).timeout({ seconds: Math.ceil(options.timeoutMs / 1000) });
   if (chosen.maxWidth !== undefined || chosen.maxHeight !== undefined) {
     image.resize({ width: chosen.maxWidth, height: chosen.maxHeight, fit: 'inside', withoutEnlargement: true, kernel: chosen.kernel });
   }
@@ -79,10 +89,14 @@ function pipeline(input: InputImage, chosen: Plan, maxPixels: number): Sharp {
   }
 }
 
-async function encode(image: Sharp, input: InputImage, chosen: Plan) {
+async function encode(image: Sharp, input: InputImage, chosen: Plan, options: ImageCompressOptions) {
   try {
     return await image.toBuffer({ resolveWithObject: true });
   } catch (error) {
+    // Only without a pool (a direct call): with one, the pool's timeout has answered already.
+    if (/^timeout: \d+% complete/.test(libvipsMessage(error))) {
+      throw new TaskFailure('invalid', `Processing took longer than the ${options.timeoutMs} ms limit (PLATEN_TIMEOUT_MS); send a smaller image.`);
+    }
     // An output over a format's size limit (WebP: 16383 pixels a side) is the request's doing, not the image's.
     if (/too large for the \w+ format/i.test(libvipsMessage(error))) {
       throw TaskFailure.field(
