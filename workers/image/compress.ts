@@ -3,9 +3,9 @@
 // enlarged), upright (EXIF orientation applied), in the requested format,
 // quality and colour space, metadata stripped unless asked for.
 //
-// One libvips pipeline per request, read sequentially: a JPEG is shrunk
-// while it is decoded (DCT scaling), so a 3000 x 2000 photo never exists in
-// memory at full size. Every libvips failure on the input's pixels (a
+// One libvips pipeline per request, streamed where it can be: a JPEG shrunk
+// by half or more is scaled down while it is decoded (DCT scaling), so a
+// 3000 x 2000 photo cut to 1200 wide never exists in memory at full size. Every libvips failure on the input's pixels (a
 // truncated file, corrupt data: failOn 'warning', the strictest level, which
 // sharp recommends for untrusted input) becomes 400 invalid-image-data; the
 // pipeline is built outside that net, so a mistake of ours stays a 500.
