@@ -171,6 +171,9 @@ describe('POST /v1/image/compress: the output', () => {
     const lossless = await compressed(base, { image_data: b64(png) });
     assert.deepEqual((await pixels(lossless.bytes)).data, (await pixels(png)).data, 'every pixel as sent');
     assert.equal(lossless.info.isPalette, false);
+    const png16 = await sharp(png).toColourspace('rgb16').png().toBuffer();
+    assert.equal((await sharp(png16).metadata()).depth, 'ushort');
+    assert.equal((await compressed(base, { image_data: b64(png16) })).info.depth, 'uchar', 'written with 8 bits a channel');
     const quantised = await compressed(base, { image_data: b64(png), options: { quality: 50 } });
     assert.equal(quantised.info.isPalette, true);
     assert.ok(quantised.bytes.byteLength < lossless.bytes.byteLength);
