@@ -7,6 +7,7 @@ import type { LoadFigures } from './autocannon.js';
 import type { RunInfo } from './machine.js';
 import type { EngineResult } from './scenarios/engine.js';
 import type { HealthzResult } from './scenarios/healthz.js';
+import type { ImageCompressResult } from './scenarios/image-compress.js';
 import type { JobsResult } from './scenarios/jobs.js';
 import type { LinearizeResult } from './scenarios/linearize.js';
 import type { MixedResult } from './scenarios/mixed.js';
@@ -29,6 +30,7 @@ export interface Results {
   readonly engine: EngineResult;
   readonly jobs: JobsResult;
   readonly linearize: LinearizeResult;
+  readonly image: ImageCompressResult;
 }
 
 /** Targets from the issues. */
@@ -106,6 +108,10 @@ function summarize(info: RunInfo, r: Results): string {
     '',
     linearizeTable(r.linearize),
     '',
+    '## Image compression',
+    '',
+    imageTables(r.image),
+    '',
     'autocannon rows: req/s counts 2xx answers, latency is of 2xx answers in whole milliseconds (autocannon\'s resolution). ' +
       'Task-loop and loadgen rows: microsecond latencies from performance.now(). The load generator runs on the same cores as the server. ' +
       'The overload load is an open loop at 4× the saturation rate, with latency measured from each request\'s scheduled start ' +
@@ -136,6 +142,27 @@ function linearizeTable(l: LinearizeResult): string {
       ['Platen / CLI', fmt(l.serverToCli)],
     ],
   );
+}
+
+function imageTables(image: ImageCompressResult): string {
+  const runs = [
+    row('Platen POST /v1/image/compress', 'autocannon', image.connections, image.server),
+    row('(a) sharp on a bare Piscina pool, raw bytes', 'task loop', image.connections, image.sharpPool),
+    image.vipsCli === undefined ? ['(b) vips CLI, a process per request', 'task loop', String(image.connections), 'skipped', '', '', ''] : row('(b) vips CLI, a process per request', 'task loop', image.connections, image.vipsCli),
+  ];
+  return [
+    `A ${image.inputBytes}-byte 3000 x 2000 JPEG to 1200 x 800 at quality 80 (${image.outputBytes} bytes out). (b): ${image.vipsNote}.`,
+    '',
+    table(['Run', 'Driver', 'Conns', 'req/s', 'p50 ms', 'p99 ms', 'Other answers'], runs),
+    '',
+    table(
+      ['Ratio', 'Value'],
+      [
+        ['Platen / (a) bare sharp pool', fmt(image.serverToSharpPool)],
+        ['Platen / (b) vips CLI per request', fmt(image.serverToVipsCli)],
+      ],
+    ),
+  ].join('\n');
 }
 
 function engineTables(engine: EngineResult): string {

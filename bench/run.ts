@@ -7,6 +7,7 @@ import { runInfo } from './machine.js';
 import { writeResults } from './report.js';
 import { engineBaselines, engineOnServer } from './scenarios/engine.js';
 import { healthzScenario } from './scenarios/healthz.js';
+import { imageCompressBaselines, imageCompressOnServer } from './scenarios/image-compress.js';
 import { jobsScenario } from './scenarios/jobs.js';
 import { linearizeBaseline, linearizeOnServer } from './scenarios/linearize.js';
 import { mixedScenario } from './scenarios/mixed.js';
@@ -35,13 +36,15 @@ async function main(): Promise<void> {
     const mixed = await mixedScenario(settings, server);
     step('render engine documents: letter, custom font, invoice table, HTML article, Unicode');
     const engine = await engineOnServer(settings, server);
+    step('image: POST /v1/image/compress, a 3000 x 2000 JPEG to 1200 wide at quality 80');
+    const image = await imageCompressOnServer(settings, server);
     step('jobs: a batch polled to completion, then synchronous renders while a backlog drains');
     const jobs = await jobsScenario(settings, server, render);
     step('linearize: a 50-page PDF through POST /v1/linearize');
     const linearize = await linearizeOnServer(settings, server);
     step('scenario 3: overload, renders arriving at 4× the saturation rate');
     const overload = await overloadScenario(settings, server, render.requestsPerSecond);
-    serverRuns = { healthz, render, mixed, overload, engine, jobs, linearize };
+    serverRuns = { healthz, render, mixed, overload, engine, jobs, linearize, image };
   } finally {
     const code = await server.stop();
     if (code !== 0) step(`the server exited with code ${code}; its last output:\n${server.output().slice(-4000)}`);
@@ -53,6 +56,8 @@ async function main(): Promise<void> {
   const engine = await engineBaselines(settings, serverRuns.engine);
   step('linearize baseline: qpdf --linearize spawned per request');
   const linearize = await linearizeBaseline(settings, serverRuns.linearize);
+  step('image baselines: sharp on a bare pool, the vips CLI per request');
+  const image = await imageCompressBaselines(settings, serverRuns.image);
   const summary = writeResults(settings.resultsDir, info, {
     healthz: serverRuns.healthz,
     render: {
@@ -66,6 +71,7 @@ async function main(): Promise<void> {
     engine,
     jobs: serverRuns.jobs,
     linearize,
+    image,
   });
   process.stdout.write(`\n${summary}`);
   step(`results in ${settings.resultsDir}`);

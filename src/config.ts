@@ -81,6 +81,7 @@ const EnvSchema = v.object({
       v.check((path) => Buffer.byteLength(path) <= 107, 'must be at most 107 bytes (the limit of a Unix socket path)'),
     ),
   ),
+  PLATEN_MAX_IMAGE_BYTES: v.optional(integer(1024, 2 ** 31), String(32 * 1024 * 1024)),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;
@@ -138,6 +139,8 @@ export interface Config {
   readonly maxImagePixels: number;
   /** Sidecar mode: also listen on this Unix socket; its requests are local (no rate limits). */
   readonly socketPath: string | undefined;
+  /** Decoded bytes of an image /v1/image/compress accepts (413 image-too-large past it). */
+  readonly maxImageBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -211,5 +214,6 @@ function fromEnv(env: Env): Config {
     maxFontBytes: env.PLATEN_MAX_FONT_BYTES,
     maxImagePixels: env.PLATEN_MAX_IMAGE_PIXELS,
     socketPath: env.PLATEN_SOCKET,
+    maxImageBytes: env.PLATEN_MAX_IMAGE_BYTES,
   };
 }

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Debian tools the tests use to verify what Platen produces. Installed when
+# Debian tools the tests use to verify what Platen produces (qpdf, poppler,
+# the vips CLI, which the image bench also runs as a baseline). Installed when
 # missing and running as root (CI, fresh machines); otherwise we say exactly
 # what to install and stop, rather than letting tests fail obscurely.
 set -euo pipefail
-declare -A package_of=([qpdf]=qpdf [pdftotext]=poppler-utils [pdfinfo]=poppler-utils [pdffonts]=poppler-utils [redis-server]=redis-server)
+declare -A package_of=([qpdf]=qpdf [pdftotext]=poppler-utils [pdfinfo]=poppler-utils [pdffonts]=poppler-utils [redis-server]=redis-server [vips]=libvips-tools [vipsheader]=libvips-tools)
 missing=()
 for tool in "${!package_of[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${package_of[$tool]}")

@@ -4,3 +4,4 @@ export { render, validate } from './render/task.js';
 export { sessionOperation as 'session-operation' } from './render/session-operation.js';
 export { warm } from './warm.js';
 export { linearize } from './linearize/task.js';
+export { imageCompress as 'image-compress' } from './image/compress.js';

@@ -7,7 +7,7 @@
 // crossing postMessage arrives as a plain Error with its `code` gone.
 
 /** The named exports of workers/index.ts. */
-export type TaskName = 'render' | 'validate' | 'session-operation' | 'warm' | 'linearize';
+export type TaskName = 'render' | 'validate' | 'session-operation' | 'warm' | 'linearize' | 'image-compress';
 
 export interface TaskInput<Options = Record<string, unknown>> {
   /** The request body, in its own ArrayBuffer, transferred (not copied) to the worker. */
@@ -95,6 +95,16 @@ export interface SessionOperationOptions {
   readonly type: string;
   readonly pageSize: string;
   readonly orientation: string;
+}
+
+/** Options of the `image-compress` task, set by the server's configuration. */
+export interface ImageCompressOptions {
+  /** Decoded bytes of `image_data`; past it: image-too-large (checked on the base64 length, before decoding). */
+  readonly maxImageBytes: number;
+  /** Width x height (x frames, when every frame is kept) libvips may decode; past it: image-too-large. */
+  readonly maxImagePixels: number;
+  /** The pool's processing timeout (PLATEN_TIMEOUT_MS), which libvips is told too (see workers/image/compress.ts). */
+  readonly timeoutMs: number;
 }
 
 export type Task<Options = Record<string, unknown>> = (input: TaskInput<Options>) => Promise<Outcome>;

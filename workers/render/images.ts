@@ -16,20 +16,11 @@
 // chroma subsampling (4:4:4 keeps thin coloured lines in screenshots and
 // charts sharp; 4:2:0 halves their colour resolution).
 import { createHash } from 'node:crypto';
-import sharp, { type Metadata, type SharpOptions } from 'sharp';
+import { sniffRaster } from '../lib/image-format.js';
 import type { Document, Image } from '../lib/pdf.js';
+import sharp, { type Metadata, type SharpOptions } from '../lib/vips.js';
 import type { PageCanvas } from './canvas.js';
 import { RenderError, type RenderContext } from './common.js';
-
-// Each Piscina worker is one thread running one task at a time, and the pool
-// already has one worker per core. libvips would otherwise start a thread per
-// core for every image, so N workers would run N x N threads fighting the
-// pool for the same cores. The operation cache reuses results of identical
-// operations; requests almost never repeat an image, so a small cache bounds
-// worker memory and loses nothing. Both settings are process-wide (one
-// libvips per process); every worker sets the same values.
-sharp.concurrency(1);
-sharp.cache({ memory: 16, files: 0, items: 32 });
 
 /** Encoded bytes of one image; a 24 MP camera JPEG is 8-15 MB. */
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
@@ -115,10 +106,8 @@ export async function loadImage(context: RenderContext, bytes: Uint8Array, field
   }
 }
 
-type Format = 'png' | 'jpeg' | 'webp' | 'gif' | 'tiff' | 'heif';
-
 async function embed(doc: Document, images: DocumentImages, bytes: Uint8Array): Promise<Image> {
-  const format = sniff(bytes);
+  const format = sniffRaster(bytes);
   if (format === undefined) {
     throw new ImageRejection('UNSUPPORTED_IMAGE', 'not a PNG, JPEG, WebP, GIF, TIFF, AVIF or HEIF image (SVG, PDF and other formats are not accepted)');
   }
@@ -190,22 +179,6 @@ function sampleBytes(depth: Metadata['depth']): number {
 }
 
 // --- recognising the bytes --------------------------------------------------
-
-/** HEIF major brands libheif reads (ISO/IEC 23008-12 annex B, and AV1's avif/avis). */
-const HEIF_BRANDS = new Set(['heic', 'heix', 'hevc', 'hevx', 'heim', 'heis', 'hevm', 'hevs', 'mif1', 'msf1', 'avif', 'avis']);
-
-function sniff(b: Uint8Array): Format | undefined {
-  const ascii = (from: number, to: number) => Buffer.from(b.buffer, b.byteOffset + from, Math.max(0, Math.min(to, b.length) - from)).toString('latin1');
-  if (b.length < 12) return undefined;
-  if (ascii(0, 8) === '\x89PNG\r\n\x1a\n') return 'png';
-  if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
-  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'webp';
-  if (ascii(0, 6) === 'GIF87a' || ascii(0, 6) === 'GIF89a') return 'gif';
-  // Classic and BigTIFF, little- and big-endian.
-  if (['II*\0', 'MM\0*', 'II+\0', 'MM\0+'].includes(ascii(0, 4))) return 'tiff';
-  if (ascii(4, 8) === 'ftyp' && HEIF_BRANDS.has(ascii(8, 12))) return 'heif';
-  return undefined;
-}
 
 /** APNG (an acTL chunk before the image data): pdf-lib refuses it, so it is converted (first frame). */
 function isAnimatedPng(b: Uint8Array): boolean {
