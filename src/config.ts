@@ -65,6 +65,9 @@ const EnvSchema = v.object({
   PLATEN_SESSION_MAX_OPERATIONS: v.optional(integer(1, 100_000), '10000'),
   PLATEN_MAX_FONT_BYTES: v.optional(integer(1024, 2 ** 31), String(50 * 1024 * 1024)),
   PLATEN_MAX_IMAGE_PIXELS: v.optional(integer(1, 2 ** 32), String(100_000_000)),
+  PLATEN_METRICS_ENABLED: v.optional(boolean, 'false'),
+  PLATEN_HIGH_CONTROL: v.optional(boolean, 'false'),
+  PLATEN_TENANT_RPM: v.optional(integer(1, 10_000_000)),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;
@@ -110,6 +113,12 @@ export interface Config {
   readonly maxFontBytes: number;
   /** Pixels (width × height) of an input image the accelerator decodes (413 image-too-large past it). */
   readonly maxImagePixels: number;
+  /** Registers GET /metrics and records per-request figures for it. */
+  readonly metricsEnabled: boolean;
+  /** High-control mode: every authenticated request names its tenant (X-Tenant-ID), which must be its key's. */
+  readonly highControl: boolean;
+  /** Requests per minute per tenant in high-control mode; defaults to the enterprise rate. */
+  readonly tenantRpm: number;
 }
 
 export class ConfigError extends Error {
@@ -175,5 +184,9 @@ function fromEnv(env: Env): Config {
     sessionMaxOperations: env.PLATEN_SESSION_MAX_OPERATIONS,
     maxFontBytes: env.PLATEN_MAX_FONT_BYTES,
     maxImagePixels: env.PLATEN_MAX_IMAGE_PIXELS,
+    metricsEnabled: env.PLATEN_METRICS_ENABLED,
+    highControl: env.PLATEN_HIGH_CONTROL,
+    // The accelerator spec (section 8): the enterprise limit, "with an independent limit per tenant".
+    tenantRpm: env.PLATEN_TENANT_RPM ?? env.PLATEN_ENTERPRISE_RPM,
   };
 }
