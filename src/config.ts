@@ -82,6 +82,9 @@ const EnvSchema = v.object({
     ),
   ),
   PLATEN_MAX_IMAGE_BYTES: v.optional(integer(1024, 2 ** 31), String(32 * 1024 * 1024)),
+  PLATEN_METRICS_ENABLED: v.optional(boolean, 'false'),
+  PLATEN_HIGH_CONTROL: v.optional(boolean, 'false'),
+  PLATEN_TENANT_RPM: v.optional(integer(1, 10_000_000)),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;
@@ -141,6 +144,12 @@ export interface Config {
   readonly socketPath: string | undefined;
   /** Decoded bytes of an image /v1/image/compress accepts (413 image-too-large past it). */
   readonly maxImageBytes: number;
+  /** Registers GET /metrics and records per-request figures for it. */
+  readonly metricsEnabled: boolean;
+  /** High-control mode: every authenticated request names its tenant (X-Tenant-ID), which must be its key's. */
+  readonly highControl: boolean;
+  /** Requests per minute per tenant in high-control mode; defaults to the enterprise rate. */
+  readonly tenantRpm: number;
 }
 
 export class ConfigError extends Error {
@@ -215,5 +224,9 @@ function fromEnv(env: Env): Config {
     maxImagePixels: env.PLATEN_MAX_IMAGE_PIXELS,
     socketPath: env.PLATEN_SOCKET,
     maxImageBytes: env.PLATEN_MAX_IMAGE_BYTES,
+    metricsEnabled: env.PLATEN_METRICS_ENABLED,
+    highControl: env.PLATEN_HIGH_CONTROL,
+    // The accelerator spec (section 8): the enterprise limit, "with an independent limit per tenant".
+    tenantRpm: env.PLATEN_TENANT_RPM ?? env.PLATEN_ENTERPRISE_RPM,
   };
 }

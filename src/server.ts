@@ -7,6 +7,7 @@ import { KeyStore } from './auth/key-store.js';
 import { tierIncludes } from './auth/tiers.js';
 import { healthRoute } from './accel/health.js';
 import { accelRoutes } from './accel/routes.js';
+import { metricsRoute } from './accel/metrics.js';
 import { Health } from './health.js';
 import { Cors } from './http/cors.js';
 import { Lifecycle } from './http/lifecycle.js';
@@ -16,6 +17,8 @@ import type { Route } from './http/route.js';
 import { registerRoutes } from './http/router.js';
 import { claimSocketPath, listenUnix, removeSocketFile } from './http/unix-socket.js';
 import { uws, type us_listen_socket } from './http/uws.js';
+import { metricsRegistry } from './metrics/exposition.js';
+import { RequestStats } from './metrics/request-stats.js';
 import { WorkerPool } from './pool/pool.js';
 import { capabilitiesRoute } from './render/capabilities.js';
 import { probeRoutes } from './render/probes.js';
@@ -35,6 +38,8 @@ export interface ServerOptions {
   readonly workerData?: unknown;
   /** Routes added to the table, subject to the same edition filter (for embedding and tests). */
   readonly extraRoutes?: readonly Route[];
+  /** The circuit breaker's clock; tests pass their own to step through its cooldown without waiting. */
+  readonly breakerNow?: () => number;
 }
 
 export interface RunningServer {
@@ -48,7 +53,7 @@ export interface RunningServer {
 
 const DEFAULT_WORKER_FILE = fileURLToPath(new URL('../workers/index.js', import.meta.url));
 
-/** How many consecutive crashes or timeouts open the breaker, and how long it stays open. */
+/** How many consecutive worker crashes open the breaker (timeouts never count), and how long it stays open. */
 const BREAKER_THRESHOLD = 5;
 const BREAKER_COOLDOWN_MS = 10_000;
 
@@ -72,6 +77,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     memoryMb: config.workerMemoryMb,
     breakerThreshold: BREAKER_THRESHOLD,
     breakerCooldownMs: BREAKER_COOLDOWN_MS,
+    breakerNow: options.breakerNow,
     workerData: options.workerData,
   });
 
@@ -88,6 +94,8 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 
   const lifecycle = new Lifecycle();
   const health = new Health(pool, keys, lifecycle, config.version, config.edition, backends.mode, backends.redis);
+  // Metrics exist only when enabled: otherwise /metrics is 404 and nothing is recorded per request.
+  const requestStats = config.metricsEnabled ? new RequestStats() : undefined;
   const deps: PipelineDeps = {
     config,
     keys,
@@ -96,16 +104,21 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       rpmByTier: config.rpmByTier,
       authFailuresPerMinute: config.authFailuresPerMinute,
       redis: backends.redis === undefined ? undefined : { client: backends.redis.client, prefix: backends.redis.key('limit') },
+      tenantRpm: config.tenantRpm,
     }),
     cors: new Cors(config.corsOrigins),
     logger,
     lifecycle,
     approvals,
+    requestStats,
   };
 
   const routes: Route[] = [
     ...probeRoutes(health),
     healthRoute(health),
+    ...(requestStats === undefined
+      ? []
+      : [metricsRoute(metricsRegistry({ requests: requestStats, tasks: pool.tasks, pool: () => pool.stats, inFlight: () => lifecycle.inFlight }))]),
     capabilitiesRoute(() => routes, config.version),
     renderRoute(pool, config.maxPages),
     ...jobRoutes({ pool, store: jobs, runner, idempotency, apiVersion: config.version }),
@@ -132,6 +145,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   const unknown = config.approvalRequired.filter((name) => !operations.has(name));
   if (unknown.length > 0) logger.warn({ operations: unknown }, 'PLATEN_APPROVAL_REQUIRED names operations this deployment does not have; they are ignored');
 
+  requestStats?.describe(routes);
   const app = uws.App();
   registerRoutes(app, routes, deps);
   const listenSocket = await listen(app, config.host, config.port);

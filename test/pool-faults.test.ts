@@ -1,11 +1,14 @@
 // Worker faults seen through HTTP: a worker that throws, a pool that is full,
-// a runaway loop, a worker out of memory, a client that leaves mid-task.
+// a runaway loop, a worker out of memory, a client that leaves mid-task, and
+// the circuit breaker through its three states.
 // Workers are held busy with an Atomics gate, never with sleeps.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, get } from 'node:http';
 import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { gate } from './helpers/gate.js';
+import { assertMatchesContract, loadContract } from './helpers/openapi.js';
+import { scrape, valueOf } from './helpers/prometheus.js';
 import { FAULT_WORKER, startTestServer } from './helpers/server.js';
 
 
@@ -109,6 +112,68 @@ describe('pool faults', () => {
     const live = await fetch(`${s.base}/healthz`);
     assert.equal(live.status, 200);
     assert.equal(((await live.json()) as { status: string }).status, 'degraded');
+  });
+
+  test('the breaker half-opens after its cooldown, lets one probe through, closes on its success and reopens on a crash', async (t) => {
+    // The breaker's clock is the test's: its ten-second cooldown passes when the test says so, not by waiting.
+    let now = 1_000_000;
+    const g = gate();
+    const s = await startTestServer(
+      { PLATEN_WORKERS: '1', PLATEN_METRICS_ENABLED: 'true' },
+      { workerFile: FAULT_WORKER, workerData: g.workerData, breakerNow: () => now },
+    );
+    t.after(() => s.close());
+    const accel = await loadContract('accel');
+    const health = async () => (await assertMatchesContract(accel, 'get', '/health', await fetch(`${s.base}/health`))) as { circuit_breaker: string; status: string };
+    const breakerGauge = async () => {
+      const exposition = await scrape(s.base);
+      return ['closed', 'open', 'half_open'].filter((state) => valueOf(exposition, 'platen_circuit_breaker_state', { state }) === 1);
+    };
+    const openIt = async () => {
+      for (let i = 0; i < 5; i++) assert.equal((await postJson(s.base, '/api/v1/render', faulty('throw'))).status, 500);
+      assert.equal((await health()).circuit_breaker, 'open');
+    };
+
+    await openIt();
+    assert.deepEqual(await breakerGauge(), ['open']);
+    assert.equal((await postJson(s.base, '/api/v1/render', textDocument('refused'))).status, 503);
+    now += 9_999;
+    assert.equal((await health()).circuit_breaker, 'open', 'still open just before the ten seconds are over');
+    assert.equal((await postJson(s.base, '/api/v1/render', textDocument('refused'))).status, 503);
+
+    now += 1;
+    const halfOpen = await health();
+    assert.deepEqual([halfOpen.circuit_breaker, halfOpen.status], ['half_open', 'degraded']);
+    assert.deepEqual(await breakerGauge(), ['half_open']);
+    assert.equal((await fetch(`${s.base}/readyz`)).status, 200, 'half open is ready: the probe needs traffic');
+    // The next task is the probe; held at the gate, it is the only one let through.
+    const probe = postJson(s.base, '/api/v1/render', { ...textDocument('the probe'), fault: 'block' });
+    await g.blocked(1);
+    const second = await postJson(s.base, '/api/v1/render', textDocument('not while probing'));
+    assert.equal(second.status, 503);
+    assert.equal((await readProblem(second)).slug, 'worker-pool-exhausted');
+    assert.equal((await health()).circuit_breaker, 'half_open');
+    g.open();
+    assert.equal((await probe).status, 200);
+    const closed = await health();
+    assert.deepEqual([closed.circuit_breaker, closed.status], ['closed', 'ok']);
+    assert.deepEqual(await breakerGauge(), ['closed']);
+    assert.equal((await postJson(s.base, '/api/v1/render', textDocument('fine again'))).status, 200);
+
+    // A crashing probe opens the breaker again at once, for another full cooldown.
+    await openIt();
+    now += 10_000;
+    assert.equal((await health()).circuit_breaker, 'half_open');
+    assert.equal((await postJson(s.base, '/api/v1/render', faulty('throw'))).status, 500);
+    assert.equal((await health()).circuit_breaker, 'open');
+    assert.equal((await postJson(s.base, '/api/v1/render', textDocument('refused'))).status, 503);
+    now += 10_000;
+    assert.equal((await postJson(s.base, '/api/v1/render', textDocument('probe succeeds'))).status, 200);
+    assert.equal((await health()).circuit_breaker, 'closed');
+
+    const exposition = await scrape(s.base);
+    assert.equal(valueOf(exposition, 'platen_pool_tasks_total', { task: 'render', ending: 'crashed' }), 11);
+    assert.equal(valueOf(exposition, 'platen_pool_tasks_total', { task: 'render', ending: 'breaker_open' }), 4);
   });
 
   test('timeouts and out-of-memory never open the breaker: a client cannot take the service down', async (t) => {

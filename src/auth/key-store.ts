@@ -124,6 +124,7 @@ export class KeyStore {
     if (parsed.ok) {
       // Which of two entries for one kid wins would be a guess; refuse instead.
       for (const kid of parsed.records.keys()) if (this.#fromEnv.has(kid)) problems.push(`key ${kid} is also set in PLATEN_API_KEYS`);
+      problems.push(...tenantConflicts([...this.#fromEnv.values(), ...parsed.records.values()]));
     }
     if (problems.length > 0) {
       this.#report(problems, () => log.error({ file, problems }, 'key file rejected; keeping the last good keys'));
@@ -156,5 +157,25 @@ function parseEntries(entries: readonly string[], where: string | ((index: numbe
       records.set(result.record.principal.kid, result.record);
     }
   });
+  if (problems.length === 0) problems.push(...tenantConflicts([...records.values()]));
   return problems.length > 0 ? { ok: false, problems } : { ok: true, records };
+}
+
+/**
+ * Keys that share a label are one client, and a client's jobs, sessions and
+ * rate limit are keyed by its label: a label spanning two tenants would let
+ * one tenant's key reach another tenant's jobs in high-control mode. So every
+ * key of a label must carry the same tenant attribute (or none), in every mode.
+ */
+function tenantConflicts(records: readonly KeyRecord[]): string[] {
+  const first = new Map<string, Principal>();
+  const problems: string[] = [];
+  for (const { principal } of records) {
+    const seen = first.get(principal.label);
+    if (seen === undefined) first.set(principal.label, principal);
+    else if (seen.tenant !== principal.tenant) {
+      problems.push(`keys ${seen.kid} and ${principal.kid} share the label "${principal.label}" but not the tenant attribute; keys of one client must belong to one tenant`);
+    }
+  }
+  return problems;
 }

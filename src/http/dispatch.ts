@@ -34,7 +34,7 @@ export async function dispatch(
       });
     case 'breaker-open':
       throw new HttpProblem('worker-pool-exhausted', {
-        detail: 'Worker tasks keep crashing or timing out, so the circuit breaker is open; retry after the Retry-After delay.',
+        detail: 'Worker tasks keep crashing, so the circuit breaker is open; retry after the Retry-After delay.',
         retryAfter: result.retryAfterSeconds,
       });
     case 'timeout':

@@ -1,7 +1,8 @@
 // One request and its answer: what was read from uWS, the response written
 // through Reply, and the single completion log line (request id, route,
 // status, client, bytes, queue and task time; 5xx at error, the rest at info,
-// as fastify's log-controller does). The exchange completes when its answer
+// as fastify's log-controller does), recorded for /metrics at the same
+// moment when metrics are on. The exchange completes when its answer
 // has reached the socket or the client has gone, never earlier: shutdown
 // waits for that.
 import { performance } from 'node:perf_hooks';
@@ -9,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { ApprovalGate } from '../auth/approvals.js';
 import type { KeyStore, Principal } from '../auth/key-store.js';
+import type { RequestStats } from '../metrics/request-stats.js';
 import type { Cors } from './cors.js';
 import type { Lifecycle } from './lifecycle.js';
 import { PROBLEMS, problemBody, type ApiFamily, type ProblemInit, type Slug } from './problem.js';
@@ -34,6 +36,8 @@ export interface PipelineDeps {
    * section 8: "core: unlimited (local socket)"). Authentication still does.
    */
   readonly local?: boolean;
+  /** Per-route counts and durations for /metrics; undefined when metrics are off (nothing is recorded). */
+  readonly requestStats?: RequestStats;
 }
 
 /** Thrown by a route when the client went away mid-task: nothing to answer. */
@@ -115,6 +119,8 @@ export class Exchange {
     this.#logged = true;
     if (!delivered) this.status = 499;
     this.deps.lifecycle.leave();
+    const ms = performance.now() - this.receivedAt;
+    this.deps.requestStats?.record(this.family, this.routePath, this.request.method, this.status, ms / 1000);
     const line = {
       req_id: this.requestId,
       method: this.request.method,
@@ -126,7 +132,7 @@ export class Exchange {
       bytes_out: delivered ? this.reply.bytesOut : 0,
       queue_ms: round(this.timings.queueMs),
       task_ms: round(this.timings.taskMs),
-      ms: round(performance.now() - this.receivedAt),
+      ms: round(ms),
     };
     if (this.status >= 500 && this.status !== 499) this.deps.logger.error(line, 'request');
     else this.deps.logger.info(line, 'request');

@@ -1,6 +1,7 @@
 // The request pipeline, in the render spec's order: request id, body-size
-// limit, CORS, authentication, capability (tier) authorisation, per-IP and
-// per-client rate limits, then the route (which applies the processing
+// limit, CORS, authentication, the tenant in high-control mode
+// (src/http/tenant.ts), capability (tier) authorisation, per-IP, per-client
+// and per-tenant rate limits, then the route (which applies the processing
 // timeout when it dispatches to the pool). Idempotency belongs to the job
 // routes that need it.
 //
@@ -13,6 +14,7 @@ import { BodyError, declaredLength, readBody, type Body } from './body.js';
 import { ClientGone, crashed, openExchange, type Exchange, type PipelineDeps } from './exchange.js';
 import { HttpProblem } from './problem.js';
 import type { LimitVerdict } from './rate-limit.js';
+import { checkTenant } from './tenant.js';
 import { EMPTY_BODY, type Route, type RouteContext } from './route.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
@@ -60,6 +62,10 @@ function run(route: Route, x: Exchange, res: HttpResponse): void {
       return;
     }
     x.principal = principal;
+    if (config.highControl) {
+      const refusal = checkTenant(principal, request.headers['x-tenant-id']);
+      if (refusal !== undefined) return x.fail(refusal.slug, { detail: refusal.detail });
+    }
     if (!tierIncludes(principal.tier, route.auth)) {
       return x.fail('capability-denied', {
         detail: `This operation needs the ${route.auth} tier; the key "${principal.kid}" is ${principal.tier}.`,
@@ -138,13 +144,21 @@ async function limit(x: Exchange): Promise<LimitVerdict> {
   if (x.deps.local === true) return { allowed: true };
   const ip = await x.deps.limits.ip(x.request.remoteAddress);
   if (!ip.allowed) return ip;
-  return x.deps.limits.client(x.principal as NonNullable<Exchange['principal']>);
+  const principal = x.principal as NonNullable<Exchange['principal']>;
+  const client = await x.deps.limits.client(principal);
+  // In high-control mode every principal here has a tenant (checkTenant ran).
+  if (!client.allowed || !x.deps.config.highControl || principal.tenant === undefined) return client;
+  return x.deps.limits.tenant(principal.tenant);
 }
 
 function rateLimited(x: Exchange, verdict: Extract<LimitVerdict, { allowed: false }>): void {
   const slug = x.family === 'accel' ? 'rate-limit-exceeded' : 'client-rate-exceeded';
   const whose =
-    verdict.scope === 'client' ? `for client "${x.principal?.label}"` : verdict.scope === 'auth' ? `for failed authentications from ${x.request.remoteAddress}` : `from ${x.request.remoteAddress}`;
+    verdict.scope === 'client'
+      ? `for client "${x.principal?.label}"`
+      : verdict.scope === 'tenant'
+        ? `for tenant "${x.principal?.tenant}" (PLATEN_TENANT_RPM)`
+        : verdict.scope === 'auth' ? `for failed authentications from ${x.request.remoteAddress}` : `from ${x.request.remoteAddress}`;
   x.fail(slug, { detail: `The rate limit ${whose} is exhausted; retry after ${verdict.retryAfterSeconds} s.`, retryAfter: verdict.retryAfterSeconds });
 }
 

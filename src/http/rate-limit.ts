@@ -1,4 +1,4 @@
-// Per-IP and per-client rate limits on rate-limiter-flexible (a well-kept
+// Per-IP, per-client and (in high-control mode) per-tenant rate limits on rate-limiter-flexible (a well-kept
 // library with memory and Redis stores behind one interface). Windows are
 // one minute; quotas are requests per minute. In the multi-node mode the
 // counters live in Redis, so a client's quota holds across every node; while
@@ -16,9 +16,11 @@ export interface RateLimitOptions {
   readonly authFailuresPerMinute: number;
   /** Multi-node mode: an ioredis client and the key prefix to count under. */
   readonly redis?: { readonly client: unknown; readonly prefix: string };
+  /** Requests per minute per tenant in high-control mode (PLATEN_TENANT_RPM). */
+  readonly tenantRpm: number;
 }
 
-export type LimitScope = 'ip' | 'client' | 'auth';
+export type LimitScope = 'ip' | 'client' | 'auth' | 'tenant';
 
 export type LimitVerdict = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number; readonly scope: LimitScope };
 
@@ -27,12 +29,14 @@ const WINDOW_SECONDS = 60;
 export class RateLimits {
   readonly #ip: RateLimiterAbstract;
   readonly #authFailures: RateLimiterAbstract;
+  readonly #tenants: RateLimiterAbstract;
   /** One limiter per distinct quota: a key's `rpm` attribute may differ from its tier's default. */
   readonly #byQuota = new Map<number, RateLimiterAbstract>();
 
   constructor(private readonly options: RateLimitOptions) {
     this.#ip = this.#limiter(options.ipRpm, 'ip');
     this.#authFailures = this.#limiter(options.authFailuresPerMinute, 'auth');
+    this.#tenants = this.#limiter(options.tenantRpm, 'tenant');
   }
 
   /** Counts one request against an address (an IPv6 /64 counts as one). */
@@ -54,6 +58,11 @@ export class RateLimits {
       this.#byQuota.set(quota, limiter);
     }
     return consume(limiter, principal.label, 'client');
+  }
+
+  /** Counts one request against a tenant: every key of the tenant shares it, and no other tenant's bucket moves. */
+  tenant(tenant: string): Promise<LimitVerdict> {
+    return consume(this.#tenants, tenant, 'tenant');
   }
 
   #limiter(points: number, keyPrefix: string): RateLimiterAbstract {

@@ -5,6 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import type { Outcome, TaskInput, TaskName } from '../../workers/protocol.js';
+import { TaskStats } from '../metrics/task-stats.js';
 import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 
 /** How long a task may keep running after its caller left before its thread is stopped. */
@@ -19,6 +20,8 @@ export interface PoolOptions {
   readonly memoryMb: number;
   readonly breakerThreshold: number;
   readonly breakerCooldownMs: number;
+  /** The breaker's clock (tests drive its cooldown without waiting). Default: Date.now. */
+  readonly breakerNow?: () => number;
   readonly workerData?: unknown;
 }
 
@@ -51,8 +54,20 @@ export interface PoolStats {
   readonly busy: number;
   readonly idle: number;
   readonly queued: number;
+  /** Tasks that may wait for a thread before the pool refuses (PLATEN_MAX_QUEUE). */
+  readonly maxQueue: number;
   readonly breaker: BreakerState;
 }
+
+/** The metrics' name for each way a task can end without an Outcome. */
+const ENDINGS = {
+  saturated: 'saturated',
+  'breaker-open': 'breaker_open',
+  timeout: 'timeout',
+  aborted: 'aborted',
+  'out-of-memory': 'out_of_memory',
+  crashed: 'crashed',
+} as const satisfies Record<PoolFailure['reason'], string>;
 
 export class WorkerPool {
   readonly #piscina: Piscina<TaskInput, Outcome>;
@@ -60,6 +75,8 @@ export class WorkerPool {
   /** Tasks handed to Piscina and not yet settled (running + queued). */
   #inFlight = 0;
   #meanTaskMs = 0;
+  /** Wait and run times and endings per task name, for /metrics. */
+  readonly tasks = new TaskStats();
 
   constructor(private readonly options: PoolOptions) {
     this.#piscina = new Piscina({
@@ -79,7 +96,7 @@ export class WorkerPool {
       recordTiming: false,
       workerData: options.workerData,
     });
-    this.#breaker = new CircuitBreaker({ threshold: options.breakerThreshold, cooldownMs: options.breakerCooldownMs });
+    this.#breaker = new CircuitBreaker({ threshold: options.breakerThreshold, cooldownMs: options.breakerCooldownMs, now: options.breakerNow });
     // A worker that throws after its task settled emits 'error' on the pool; Piscina
     // replaces the thread. Without a listener the process would crash.
     this.#piscina.on('error', () => this.#breaker.fault({ duringTask: false }));
@@ -101,6 +118,7 @@ export class WorkerPool {
       busy,
       idle: this.options.threads - busy,
       queued,
+      maxQueue: this.options.maxQueue,
       breaker: this.#breaker.state,
     };
   }
@@ -116,6 +134,17 @@ export class WorkerPool {
    * disconnect); the processing timeout is applied here.
    */
   async run(name: TaskName, input: TaskInput, signal: AbortSignal, options: RunOptions = {}): Promise<PoolResult> {
+    const result = await this.#run(name, input, signal, options);
+    if (result.ok) {
+      const runMs = result.outcome.timings.taskMs;
+      this.tasks.completed(name, Math.max(0, result.roundTripMs - runMs) / 1000, runMs / 1000);
+    } else {
+      this.tasks.failed(name, ENDINGS[result.reason]);
+    }
+    return result;
+  }
+
+  async #run(name: TaskName, input: TaskInput, signal: AbortSignal, options: RunOptions): Promise<PoolResult> {
     // A caller that left during an earlier await (a store, a limiter) gets no task.
     if (signal.aborted) return { ok: false, reason: 'aborted' };
     if (this.#inFlight >= this.options.threads + this.options.maxQueue) {
