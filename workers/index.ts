@@ -3,3 +3,4 @@
 export { render, validate } from './render/task.js';
 export { sessionOperation as 'session-operation' } from './render/session-operation.js';
 export { warm } from './warm.js';
+export { fontSubset as 'font-subset' } from './font/subset-task.js';

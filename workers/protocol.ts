@@ -7,7 +7,7 @@
 // crossing postMessage arrives as a plain Error with its `code` gone.
 
 /** The named exports of workers/index.ts. */
-export type TaskName = 'render' | 'validate' | 'session-operation' | 'warm';
+export type TaskName = 'render' | 'validate' | 'session-operation' | 'warm' | 'font-subset';
 
 export interface TaskInput<Options = Record<string, unknown>> {
   /** The request body, in its own ArrayBuffer, transferred (not copied) to the worker. */
@@ -95,6 +95,12 @@ export interface SessionOperationOptions {
   readonly type: string;
   readonly pageSize: string;
   readonly orientation: string;
+}
+
+/** Options of the `font-subset` task, from the server's configuration. */
+export interface FontSubsetOptions {
+  /** Font bytes accepted (PLATEN_MAX_FONT_BYTES): base64 and WOFF/WOFF2 unpacking are checked against it. */
+  readonly maxFontBytes: number;
 }
 
 export type Task<Options = Record<string, unknown>> = (input: TaskInput<Options>) => Promise<Outcome>;

@@ -7,6 +7,8 @@ import type { WorkerPool } from '../pool/pool.js';
 import { accelRoute, type AccelOperation } from './operation.js';
 
 export function accelRoutes(pool: WorkerPool, config: Config): Route[] {
-  const operations: AccelOperation[] = [];
+  const operations: AccelOperation[] = [
+    { path: '/v1/font/subset', tier: 'core', operation: 'font-subset', task: 'font-subset', options: { maxFontBytes: config.maxFontBytes } },
+  ];
   return operations.map((operation) => accelRoute(pool, config.version, operation));
 }
