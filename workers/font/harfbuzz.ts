@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { BoundedMap } from '../lib/bounded-map.js';
-import { pagesFor, withMemoryPages } from './wasm-memory.js';
+import { WASM_PAGE, pagesFor, withMemoryPages } from './wasm-memory.js';
 
 /** hb-subset.h, hb_subset_flags_t. */
 export const FLAGS = {
@@ -186,16 +186,21 @@ export function heapBytesFor(maxFontBytes: number): number {
 
 /** This thread's subsetter, sized for fonts up to `maxFontBytes`; compiled on first use (~20 ms), then kept. */
 export async function subsetter(maxFontBytes: number): Promise<Subsetter> {
-  const pages = pagesFor(heapBytesFor(maxFontBytes));
-  if (current !== undefined && current.heapBytes >= pages * 65_536) return current;
+  const heapBytes = heapBytesFor(maxFontBytes);
+  if (current === undefined || current.heapBytes < pagesFor(heapBytes) * WASM_PAGE) current = await createSubsetter(heapBytes);
+  return current;
+}
+
+/** A new instance with a heap of at least `heapBytes` (never less than harfbuzzjs's own 65 MiB); modules are compiled once per size. */
+export async function createSubsetter(heapBytes: number): Promise<Subsetter> {
+  const pages = pagesFor(heapBytes);
   let module = compiled.get(pages);
   if (module === undefined) {
     const path = createRequire(import.meta.url).resolve('harfbuzzjs/dist/harfbuzz-subset.wasm');
     module = wasm.compile(withMemoryPages(readFileSync(path), pages));
     compiled.set(pages, module);
   }
-  current = new Subsetter(await module);
-  return current;
+  return new Subsetter(await module);
 }
 
 /**

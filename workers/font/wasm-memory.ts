@@ -12,7 +12,7 @@
 // never detached. Pages the heap never touches cost address space, not RSS.
 
 const MEMORY_SECTION = 5;
-const WASM_PAGE = 65_536;
+export const WASM_PAGE = 65_536;
 /** wasm32 addresses 4 GiB at most. */
 export const MAX_PAGES = 65_536;
 
