@@ -6,6 +6,7 @@ import { stopChildrenOnExit } from './child.js';
 import { runInfo } from './machine.js';
 import { writeResults } from './report.js';
 import { engineBaselines, engineOnServer } from './scenarios/engine.js';
+import { fontSubsetBaselines, fontSubsetOnServer } from './scenarios/font-subset.js';
 import { healthzScenario } from './scenarios/healthz.js';
 import { jobsScenario } from './scenarios/jobs.js';
 import { mixedScenario } from './scenarios/mixed.js';
@@ -34,11 +35,13 @@ async function main(): Promise<void> {
     const mixed = await mixedScenario(settings, server);
     step('render engine documents: letter, custom font, invoice table, HTML article, Unicode');
     const engine = await engineOnServer(settings, server);
+    step('font subsetting: a different subset of DejaVu Sans per request, then one identical request (cached)');
+    const font = await fontSubsetOnServer(settings, server);
     step('jobs: a batch polled to completion, then synchronous renders while a backlog drains');
     const jobs = await jobsScenario(settings, server, render);
     step('scenario 3: overload, renders arriving at 4× the saturation rate');
     const overload = await overloadScenario(settings, server, render.requestsPerSecond);
-    serverRuns = { healthz, render, mixed, overload, engine, jobs };
+    serverRuns = { healthz, render, mixed, overload, engine, jobs, font };
   } finally {
     const code = await server.stop();
     if (code !== 0) step(`the server exited with code ${code}; its last output:\n${server.output().slice(-4000)}`);
@@ -48,6 +51,8 @@ async function main(): Promise<void> {
   const baselines = await renderBaselines(settings);
   step('render engine baselines: bare pool and in-process per document, pdf-lib drawText table');
   const engine = await engineBaselines(settings, serverRuns.engine);
+  step('font subsetting baselines: bare pool, hb-subset CLI per request');
+  const fontSubset = await fontSubsetBaselines(settings, serverRuns.font);
   const summary = writeResults(settings.resultsDir, info, {
     healthz: serverRuns.healthz,
     render: {
@@ -60,6 +65,7 @@ async function main(): Promise<void> {
     mixed: serverRuns.mixed,
     engine,
     jobs: serverRuns.jobs,
+    fontSubset,
   });
   process.stdout.write(`\n${summary}`);
   step(`results in ${settings.resultsDir}`);
