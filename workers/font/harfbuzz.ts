@@ -184,7 +184,7 @@ export function heapBytesFor(maxFontBytes: number): number {
   return BASE_HEAP_BYTES + FONT_CACHE_BYTES + WORK_PER_FONT_BYTE * maxFontBytes;
 }
 
-/** This thread's subsetter, sized for fonts up to `maxFontBytes`; compiled on first use (~20 ms), then kept. */
+/** This thread's subsetter, sized for fonts up to `maxFontBytes`; compiled on first use (~35 ms), then kept. */
 export async function subsetter(maxFontBytes: number): Promise<Subsetter> {
   const heapBytes = heapBytesFor(maxFontBytes);
   if (current === undefined || current.heapBytes < pagesFor(heapBytes) * WASM_PAGE) current = await createSubsetter(heapBytes);
