@@ -14,7 +14,8 @@ build: install
 run: build
 	npm start
 
-# Tests verify PDFs with Debian's qpdf and poppler-utils; test/tools.sh
+# Tests verify PDFs with Debian's qpdf and poppler-utils, and fonts with
+# hb-subset, fc-scan and fontTools (plus the Noto CJK collection); test/tools.sh
 # installs them when missing and running as root, and says what is missing otherwise.
 tools:
 	bash test/tools.sh
