@@ -14,8 +14,9 @@ build: install
 run: build
 	npm start
 
-# Tests verify PDFs with Debian's qpdf and poppler-utils (and images with
-# libvips-tools) and run the multi-node mode against a real redis-server; test/tools.sh
+# Tests verify PDFs with Debian's qpdf and poppler-utils, images with
+# libvips-tools, fonts with hb-subset, fc-scan and fontTools (plus the Noto CJK
+# collection), and run the multi-node mode against a real redis-server; test/tools.sh
 # installs them when missing and running as root, and says what is missing otherwise.
 tools:
 	bash test/tools.sh

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { LoadFigures } from './autocannon.js';
 import type { RunInfo } from './machine.js';
 import type { EngineResult } from './scenarios/engine.js';
+import type { FontSubsetResult } from './scenarios/font-subset.js';
 import type { HealthzResult } from './scenarios/healthz.js';
 import type { ImageCompressResult } from './scenarios/image-compress.js';
 import type { JobsResult } from './scenarios/jobs.js';
@@ -31,6 +32,7 @@ export interface Results {
   readonly jobs: JobsResult;
   readonly linearize: LinearizeResult;
   readonly image: ImageCompressResult;
+  readonly fontSubset: FontSubsetResult;
 }
 
 /** Targets from the issues. */
@@ -112,6 +114,10 @@ function summarize(info: RunInfo, r: Results): string {
     '',
     imageTables(r.image),
     '',
+    '## Font subsetting',
+    '',
+    fontSubsetTable(r.fontSubset),
+    '',
     'autocannon rows: req/s counts 2xx answers, latency is of 2xx answers in whole milliseconds (autocannon\'s resolution). ' +
       'Task-loop and loadgen rows: microsecond latencies from performance.now(). The load generator runs on the same cores as the server. ' +
       'The overload load is an open loop at 4× the saturation rate, with latency measured from each request\'s scheduled start ' +
@@ -160,6 +166,32 @@ function imageTables(image: ImageCompressResult): string {
       [
         ['Platen / (a) bare sharp pool', fmt(image.serverToSharpPool)],
         ['Platen / (b) vips CLI per request', fmt(image.serverToVipsCli)],
+      ],
+    ),
+  ].join('\n');
+}
+
+function fontSubsetTable(font: FontSubsetResult): string {
+  const n = font.codepointsPerRequest;
+  const loop = (name: string, connections: number, figures: Throughput | undefined) =>
+    figures === undefined ? [name, 'task loop', String(connections), 'n/a (hb-subset not installed)', '', ''] : [name, 'task loop', String(connections), fmt(figures.requestsPerSecond), fmt(figures.p50Ms), fmt(figures.p99Ms)];
+  return [
+    table(
+      ['Run', 'Driver', 'In flight', 'req/s', 'p50 ms', 'p99 ms'],
+      [
+        loop(`Platen /v1/font/subset, DejaVu Sans to ${n} code points, a different set each request`, font.connections, font.uncached),
+        loop('Platen, one identical request (answered from the worker cache)', font.connections, font.cached),
+        loop('(a) bare Piscina pool, same task and requests, no HTTP', font.connections, font.barePool),
+        loop('(b) Debian hb-subset CLI spawned per request', font.connections, font.cli),
+      ],
+    ),
+    '',
+    table(
+      ['Ratio', 'Value', 'Target'],
+      [
+        ['Platen font subset / (a) bare pool', fmt(font.serverToPool), ''],
+        ['Platen font subset / (b) hb-subset CLI per request', fmt(font.serverToCli), ''],
+        ['Platen cached / uncached', fmt(ratio(font.cached.requestsPerSecond, font.uncached.requestsPerSecond)), ''],
       ],
     ),
   ].join('\n');

@@ -6,6 +6,7 @@ import { stopChildrenOnExit } from './child.js';
 import { runInfo } from './machine.js';
 import { writeResults } from './report.js';
 import { engineBaselines, engineOnServer } from './scenarios/engine.js';
+import { fontSubsetBaselines, fontSubsetOnServer } from './scenarios/font-subset.js';
 import { healthzScenario } from './scenarios/healthz.js';
 import { imageCompressBaselines, imageCompressOnServer } from './scenarios/image-compress.js';
 import { jobsScenario } from './scenarios/jobs.js';
@@ -38,13 +39,15 @@ async function main(): Promise<void> {
     const engine = await engineOnServer(settings, server);
     step('image: POST /v1/image/compress, a 3000 x 2000 JPEG to 1200 wide at quality 80');
     const image = await imageCompressOnServer(settings, server);
+    step('font subsetting: a different subset of DejaVu Sans per request, then one identical request (cached)');
+    const font = await fontSubsetOnServer(settings, server);
     step('jobs: a batch polled to completion, then synchronous renders while a backlog drains');
     const jobs = await jobsScenario(settings, server, render);
     step('linearize: a 50-page PDF through POST /v1/linearize');
     const linearize = await linearizeOnServer(settings, server);
     step('scenario 3: overload, renders arriving at 4× the saturation rate');
     const overload = await overloadScenario(settings, server, render.requestsPerSecond);
-    serverRuns = { healthz, render, mixed, overload, engine, jobs, linearize, image };
+    serverRuns = { healthz, render, mixed, overload, engine, jobs, linearize, image, font };
   } finally {
     const code = await server.stop();
     if (code !== 0) step(`the server exited with code ${code}; its last output:\n${server.output().slice(-4000)}`);
@@ -58,6 +61,8 @@ async function main(): Promise<void> {
   const linearize = await linearizeBaseline(settings, serverRuns.linearize);
   step('image baselines: sharp on a bare pool, the vips CLI per request');
   const image = await imageCompressBaselines(settings, serverRuns.image);
+  step('font subsetting baselines: bare pool, hb-subset CLI per request');
+  const fontSubset = await fontSubsetBaselines(settings, serverRuns.font);
   const summary = writeResults(settings.resultsDir, info, {
     healthz: serverRuns.healthz,
     render: {
@@ -72,6 +77,7 @@ async function main(): Promise<void> {
     jobs: serverRuns.jobs,
     linearize,
     image,
+    fontSubset,
   });
   process.stdout.write(`\n${summary}`);
   step(`results in ${settings.resultsDir}`);

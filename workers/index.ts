@@ -5,3 +5,4 @@ export { sessionOperation as 'session-operation' } from './render/session-operat
 export { warm } from './warm.js';
 export { linearize } from './linearize/task.js';
 export { imageCompress as 'image-compress' } from './image/compress.js';
+export { fontSubset as 'font-subset' } from './font/subset-task.js';

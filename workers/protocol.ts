@@ -7,7 +7,7 @@
 // crossing postMessage arrives as a plain Error with its `code` gone.
 
 /** The named exports of workers/index.ts. */
-export type TaskName = 'render' | 'validate' | 'session-operation' | 'warm' | 'linearize' | 'image-compress';
+export type TaskName = 'render' | 'validate' | 'session-operation' | 'warm' | 'linearize' | 'image-compress' | 'font-subset';
 
 export interface TaskInput<Options = Record<string, unknown>> {
   /** The request body, in its own ArrayBuffer, transferred (not copied) to the worker. */
@@ -105,6 +105,12 @@ export interface ImageCompressOptions {
   readonly maxImagePixels: number;
   /** The pool's processing timeout (PLATEN_TIMEOUT_MS), which libvips is told too (see workers/image/compress.ts). */
   readonly timeoutMs: number;
+}
+
+/** Options of the `font-subset` task, from the server's configuration. */
+export interface FontSubsetOptions {
+  /** Font bytes accepted (PLATEN_MAX_FONT_BYTES): base64 and WOFF/WOFF2 unpacking are checked against it. */
+  readonly maxFontBytes: number;
 }
 
 export type Task<Options = Record<string, unknown>> = (input: TaskInput<Options>) => Promise<Outcome>;

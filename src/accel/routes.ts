@@ -17,6 +17,7 @@ export function accelRoutes(pool: WorkerPool, config: Config): Route[] {
       task: 'image-compress',
       options: { maxImageBytes: config.maxImageBytes, maxImagePixels: config.maxImagePixels, timeoutMs: config.timeoutMs } satisfies ImageCompressOptions,
     },
+    { path: '/v1/font/subset', tier: 'core', operation: 'font-subset', task: 'font-subset', options: { maxFontBytes: config.maxFontBytes } },
   ];
   return operations.map((operation) => accelRoute(pool, config.version, operation));
 }
