@@ -7,6 +7,7 @@
 // note, when the vips CLI is not installed.
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { photoPixels } from '../../test/fixtures/photo.js';
 import sharp from 'sharp';
 import { measure, type LoadFigures } from '../autocannon.js';
 import type { SharpTask } from '../baselines/sharp-worker.js';
@@ -46,18 +47,7 @@ export function photoJpeg(): Promise<Buffer> {
   photo ??= (() => {
     const width = 3000;
     const height = 2000;
-    const raw = Buffer.alloc(width * height * 3);
-    let seed = 1;
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-        const noise = (seed >> 16) & 15;
-        const i = (y * width + x) * 3;
-        raw[i] = ((x * 255) / width + noise) & 255;
-        raw[i + 1] = ((y * 255) / height + noise) & 255;
-        raw[i + 2] = (128 + 60 * Math.sin(x / 50) * Math.cos(y / 70) + noise) & 255;
-      }
-    }
+    const raw = photoPixels(width, height);
     return sharp(raw, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
   })();
   return photo;

@@ -1,7 +1,7 @@
 // GET /v1/cluster/status (accelerator spec, enterprise tier): every node of
 // the cluster as its heartbeats describe it. In the embedded mode the
 // cluster is this one process.
-import { accelEnvelope } from '../http/envelope.js';
+import { accelJson } from '../http/envelope.js';
 import type { Route } from '../http/route.js';
 import type { NodeRegistry } from '../store/nodes.js';
 
@@ -24,13 +24,7 @@ export function clusterRoute(registry: NodeRegistry, apiVersion: string): Route 
       return {
         status: 200,
         mediaType: 'application/json',
-        body: accelEnvelope(new TextEncoder().encode(JSON.stringify(data)), {
-          requestId: context.requestId,
-          receivedAt: context.receivedAt,
-          apiVersion,
-          workerId: undefined,
-          cached: false,
-        }),
+        body: accelJson(data, { requestId: context.requestId, receivedAt: context.receivedAt, apiVersion }),
       };
     },
   };

@@ -12,7 +12,7 @@
 //      capability-denied. Another body, path or method: 403. Already spent:
 //      409 approval-used.
 import { randomBytes } from 'node:crypto';
-import { accelEnvelope, renderEnvelope } from '../http/envelope.js';
+import { accelJson, renderEnvelope } from '../http/envelope.js';
 import { HttpProblem } from '../http/problem.js';
 import type { Route, RouteContext, RouteResult } from '../http/route.js';
 import type { ApprovalRecord, ApprovalStore } from '../store/approvals.js';
@@ -98,12 +98,12 @@ export class ApprovalGate {
     };
     // Copied: the request's buffer may be transferred to a worker later.
     await this.options.store.create(approval, new Uint8Array(context.body.buffer, 0, context.body.length).slice());
-    const data = JSON.stringify(approvalView(approval));
+    const data = approvalView(approval);
     const meta = { requestId: context.requestId, receivedAt: context.receivedAt, apiVersion: this.options.apiVersion };
     return {
       status: 202,
       mediaType: 'application/json',
-      body: route.family === 'accel' ? accelEnvelope(new TextEncoder().encode(data), { ...meta, workerId: undefined, cached: false }) : renderEnvelope(data, meta),
+      body: route.family === 'accel' ? accelJson(data, meta) : renderEnvelope(JSON.stringify(data), meta),
       headers: [
         ['Location', approvalUrl(approval.id)],
         ['Approval-Id', approval.id],

@@ -57,3 +57,8 @@ export function accelEnvelope(data: Uint8Array, meta: AccelMeta): Uint8Array {
   out.set(tail, head.length + data.length);
   return out;
 }
+
+/** An accelerator answer made on the main thread, without a worker: a small object. */
+export function accelJson(data: unknown, meta: Omit<AccelMeta, 'workerId' | 'cached'>): Uint8Array {
+  return accelEnvelope(encoder.encode(JSON.stringify(data)), { ...meta, workerId: undefined, cached: false });
+}

@@ -2,7 +2,7 @@
 // client and sidecar suites: each answers what its script says for the
 // n-th request, through the real pipeline (auth, limits, problem documents,
 // the accelerator's envelope), and records what it was sent.
-import { accelEnvelope } from '../../src/http/envelope.js';
+import { accelJson } from '../../src/http/envelope.js';
 import { ClientGone } from '../../src/http/exchange.js';
 import { HttpProblem } from '../../src/http/problem.js';
 import type { Method, Route, RouteContext, RouteResult } from '../../src/http/route.js';
@@ -51,13 +51,7 @@ export function envelope(context: RouteContext, data: unknown): RouteResult {
   return {
     status: 200,
     mediaType: 'application/json',
-    body: accelEnvelope(new TextEncoder().encode(JSON.stringify(data)), {
-      requestId: context.requestId,
-      receivedAt: context.receivedAt,
-      apiVersion: 'test',
-      workerId: undefined,
-      cached: false,
-    }),
+    body: accelJson(data, { requestId: context.requestId, receivedAt: context.receivedAt, apiVersion: 'test' }),
   };
 }
 

@@ -8,29 +8,15 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp, { type Metadata } from 'sharp';
+import { photoPixels } from '../fixtures/photo.js';
 import { KEYS, bearer } from './keys.js';
 import { assertMatchesContract, loadContract } from './openapi.js';
 
 const run = promisify(execFile);
 
-export type Rgb = readonly [number, number, number];
+export { photoPixels };
 
-/** Raw RGB pixels: a smooth two-way gradient with a little noise, like a photo (it compresses like one). */
-export function photoPixels(width: number, height: number): Buffer {
-  const raw = Buffer.alloc(width * height * 3);
-  let seed = 1;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-      const noise = (seed >> 16) & 15;
-      const i = (y * width + x) * 3;
-      raw[i] = ((x * 255) / width + noise) & 255;
-      raw[i + 1] = ((y * 255) / height + noise) & 255;
-      raw[i + 2] = (128 + 60 * Math.sin(x / 50) * Math.cos(y / 70) + noise) & 255;
-    }
-  }
-  return raw;
-}
+export type Rgb = readonly [number, number, number];
 
 export function photoJpeg(width: number, height: number, quality = 90): Promise<Buffer> {
   return sharp(photoPixels(width, height), { raw: { width, height, channels: 3 } }).jpeg({ quality }).toBuffer();
