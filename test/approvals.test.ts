@@ -7,6 +7,7 @@ import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { pdfToText } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { redisEnv, startRedis, type TestRedis } from './helpers/redis.js';
 import { assertMatchesContract, loadContract, type Contract } from './helpers/openapi.js';
 
 interface Approval {
@@ -22,12 +23,28 @@ interface Approval {
   approval_url: string;
 }
 
-describe('approval flow (PLATEN_APPROVAL_REQUIRED=render,jobs)', () => {
+/** Set while the Redis variant runs. */
+let redis: TestRedis | undefined;
+
+describe('approval flow (PLATEN_APPROVAL_REQUIRED=render,jobs)', () => approvalTests());
+
+describe('approval flow in the multi-node mode (Redis)', () => {
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    await redis?.stop();
+    redis = undefined;
+  });
+  approvalTests();
+});
+
+function approvalTests(): void {
   let t: TestServer;
   let contract: Contract;
   before(async () => {
     contract = await loadContract('render');
-    t = await startTestServer({ PLATEN_APPROVAL_REQUIRED: 'render,jobs' });
+    t = await startTestServer({ PLATEN_APPROVAL_REQUIRED: 'render,jobs', ...redisEnv(redis) });
   });
   after(() => t.close());
 
@@ -180,7 +197,7 @@ describe('approval flow (PLATEN_APPROVAL_REQUIRED=render,jobs)', () => {
     const capabilities = await get('/api/v1/capabilities', KEYS.enterprise);
     assert.equal(capabilities.status, 200);
   });
-});
+}
 
 describe('approval routes without PLATEN_APPROVAL_REQUIRED', () => {
   it('do not exist, and nothing is gated', async () => {

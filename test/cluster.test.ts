@@ -20,6 +20,8 @@ function nodeEnv(redis: TestRedis, extra: Record<string, string> = {}): Record<s
     PLATEN_REDIS_URL: redis.url,
     PLATEN_SESSIONS_ENABLED: 'true',
     PLATEN_JOB_LOCK_MS: '2000',
+    // Gated so the approval flow is shown across nodes; no other test here linearizes.
+    PLATEN_APPROVAL_REQUIRED: 'linearize',
     PLATEN_API_KEYS: `${KEY_ENTRIES},${LIMITED}:limited-client:core:rpm=6`,
     ...extra,
   };
@@ -93,6 +95,23 @@ describe('two nodes on one Redis', () => {
     assert.equal(answers.filter((r) => r.headers.get('idempotent-replayed') === 'true').length, 19);
     const conflict = await postJson(b.base, '/api/v1/jobs', textDocument('Another body'), headers);
     assert.equal((await readProblem(conflict)).slug, 'idempotency-conflict');
+  });
+
+  it('an approval requested on A is decided on B and spent once, on either node', async () => {
+    const rendered = await postJson(a.base, '/api/v1/render', textDocument('To be linearized'));
+    const pdf = Buffer.from(await rendered.arrayBuffer()).toString('base64');
+    const call = { pdf_data: pdf };
+    const requested = await postJson(a.base, '/v1/linearize', call);
+    assert.equal(requested.status, 202);
+    const { approval_id: id } = ((await requested.json()) as { data: { approval_id: string } }).data;
+    const listed = await fetch(`${b.base}/api/v1/approvals`, { headers: bearer(KEYS.approver) });
+    const pending = ((await listed.json()) as { data: { approvals: Array<{ approval_id: string }> } }).data.approvals;
+    assert.ok(pending.some((approval) => approval.approval_id === id));
+    const approved = await fetch(`${b.base}/api/v1/approvals/${id}/approve`, { method: 'POST', headers: bearer(KEYS.approver) });
+    assert.equal(approved.status, 200);
+    const runs = await Promise.all([a.base, b.base, a.base, b.base].map((base) => postJson(base, '/v1/linearize', call, { 'approval-id': id })));
+    const statuses = await Promise.all(runs.map(async (r) => (await r.arrayBuffer(), r.status)));
+    assert.deepEqual(statuses.sort(), [200, 409, 409, 409]);
   });
 
   it('a client rate limit is shared by both nodes', async () => {

@@ -1,11 +1,13 @@
-// Stateful sessions (embedded mode): every route and state transition of the
-// spec, limits, ownership and idle expiry.
-import { describe, test } from 'node:test';
+// Stateful sessions: every route and state transition of the spec, limits,
+// ownership and idle expiry; once with the embedded store and once with the
+// Redis store (the same suite against a real redis-server).
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KEYS, bearer } from './helpers/keys.js';
 import { postJson, readProblem } from './helpers/http.js';
 import { pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { redisEnv, startRedis, type TestRedis } from './helpers/redis.js';
 
 interface Session {
   session_id: string;
@@ -25,9 +27,24 @@ const call = (s: TestServer, method: string, path: string, body?: unknown, key: 
     headers: { ...bearer(key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-const enabled = (env: Record<string, string> = {}) => startTestServer({ PLATEN_SESSIONS_ENABLED: 'true', ...env });
+/** Set while the Redis variant runs: the store's connection, with a fresh key prefix per server. */
+let redis: TestRedis | undefined;
+const enabled = (env: Record<string, string> = {}) => startTestServer({ PLATEN_SESSIONS_ENABLED: 'true', ...redisEnv(redis), ...env });
 
-describe('sessions', () => {
+describe('sessions', () => sessionTests());
+
+describe('sessions in the multi-node mode (Redis)', () => {
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    await redis?.stop();
+    redis = undefined;
+  });
+  sessionTests();
+});
+
+function sessionTests(): void {
   test('are not registered unless enabled: 404', async (t) => {
     const s = await startTestServer();
     t.after(() => s.close());
@@ -125,4 +142,4 @@ describe('sessions', () => {
     assert.equal(over.status, 422);
     assert.equal((await readProblem(over)).errors?.[0]?.code, 'TOO_LARGE');
   });
-});
+}

@@ -42,6 +42,8 @@ export class QueueRunner implements JobExecutor {
   readonly #queue: Queue;
   readonly #worker: Worker;
   readonly #cancels: Redis;
+  /** Connections given to BullMQ: it does not close connections it was handed, so close() does. */
+  readonly #connections: Redis[];
   readonly #running = new Map<string, Running>();
   #closed = false;
 
@@ -49,10 +51,17 @@ export class QueueRunner implements JobExecutor {
     const { redis, url, lockMs } = options;
     const prefix = redis.key('bull');
     // Submissions fail fast (503) while Redis is down rather than queue in memory.
-    this.#queue = new Queue('jobs', { connection: new Redis(url, { ...RedisConnection.options(), enableOfflineQueue: false }), prefix });
-    this.#queue.on('error', () => undefined); // reported once by RedisConnection
+    const queueConnection = new Redis(url, { ...RedisConnection.options(), enableOfflineQueue: false });
+    // BullMQ's workers block on Redis: no per-request retry limit (its documented requirement).
+    const workerConnection = new Redis(url, { ...RedisConnection.options(), maxRetriesPerRequest: null });
+    this.#cancels = new Redis(url, RedisConnection.options());
+    this.#connections = [queueConnection, workerConnection, this.#cancels];
+    // Outages are reported once, by RedisConnection.
+    for (const connection of this.#connections) connection.on('error', () => undefined);
+    this.#queue = new Queue('jobs', { connection: queueConnection, prefix });
+    this.#queue.on('error', () => undefined);
     this.#worker = new Worker('jobs', (job) => this.#process(job), {
-      connection: new Redis(url, { ...RedisConnection.options(), maxRetriesPerRequest: null }),
+      connection: workerConnection,
       prefix,
       concurrency: options.concurrency,
       lockDuration: lockMs,
@@ -62,8 +71,6 @@ export class QueueRunner implements JobExecutor {
     });
     this.#worker.on('error', () => undefined);
     this.#worker.on('failed', (job, error) => this.options.logger.error({ job: job?.id, err: error }, 'queued job failed in the runner'));
-    this.#cancels = new Redis(url, RedisConnection.options());
-    this.#cancels.on('error', () => undefined);
     void this.#cancels.subscribe(this.#cancelChannel()).catch(() => undefined);
     this.#cancels.on('message', (_channel: string, id: string) => this.#running.get(id)?.controller.abort());
   }
@@ -99,7 +106,7 @@ export class QueueRunner implements JobExecutor {
     for (const running of this.#running.values()) running.controller.abort();
     await this.#worker.close(true).catch(() => undefined);
     await this.#queue.close().catch(() => undefined);
-    this.#cancels.disconnect();
+    for (const connection of this.#connections) connection.disconnect();
   }
 
   async #process(job: Job): Promise<void> {

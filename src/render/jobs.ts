@@ -112,7 +112,13 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
       idempotency,
     };
     await store.create(job, new Uint8Array(checked.body, 0, length));
-    await runner.enqueue(job.id);
+    try {
+      await runner.enqueue(job.id);
+    } catch (error) {
+      // Not queued (the multi-node queue is unreachable): the client is told 503 and never learns the id, so nothing is kept.
+      await store.remove(job.id).catch(() => undefined);
+      throw error;
+    }
     return job;
   };
 

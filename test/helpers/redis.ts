@@ -59,3 +59,10 @@ export async function startRedis(): Promise<TestRedis> {
   await start();
   return { url: `redis://127.0.0.1:${port}`, port, stop, start };
 }
+
+let prefixes = 0;
+
+/** Environment that puts a test server's state in `redis` under a key prefix of its own; empty without one. */
+export function redisEnv(redis: TestRedis | undefined): Record<string, string> {
+  return redis === undefined ? {} : { PLATEN_REDIS_URL: redis.url, PLATEN_REDIS_PREFIX: `test-${process.pid}-${++prefixes}` };
+}
