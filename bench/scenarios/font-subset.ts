@@ -6,12 +6,9 @@
 // reference tool would do. Plus the server answering one identical request
 // over and over from its cache. Every run uses the same closed-loop driver.
 import { execFile, spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Piscina } from 'piscina';
-import type { Outcome, TaskInput } from '../../workers/protocol.js';
 import type { ChildServer } from '../child.js';
-import { bodyOf } from '../documents.js';
+import { barePool } from '../baselines/pool.js';
 import { DEJAVU_SANS_PATH, SUBSET_PATH, fontRequests, rotation, type FontRequest } from '../font-requests.js';
 import { warmThenLoop } from '../loop.js';
 import type { Settings } from '../settings.js';
@@ -19,7 +16,6 @@ import { ratio, type Throughput } from '../stats.js';
 import { RENDER_HEADERS, saturation } from './render.js';
 
 const run = promisify(execFile);
-const WORKER_FILE = fileURLToPath(new URL('../../workers/index.js', import.meta.url));
 /** The server's default PLATEN_MAX_FONT_BYTES, which also sizes the subsetter's heap. */
 const MAX_FONT_BYTES = 50 * 1024 * 1024;
 
@@ -73,7 +69,9 @@ export async function fontSubsetOnServer(settings: Settings, server: ChildServer
 export async function fontSubsetBaselines(settings: Settings, server: FontSubsetServerRuns): Promise<FontSubsetResult> {
   const requests = fontRequests();
   const connections = saturation(settings);
-  const pool = await barePool(settings, connections, requests);
+  const nextRequest = rotation(requests);
+  // (a) The same task and requests on a bare pool with the server's thread count.
+  const pool = await barePool(settings, connections, () => nextRequest().body(), { name: 'font-subset', options: { maxFontBytes: MAX_FONT_BYTES } });
   const cli = await hbSubsetCli(settings, connections, requests);
   return {
     ...server,
@@ -84,29 +82,6 @@ export async function fontSubsetBaselines(settings: Settings, server: FontSubset
     serverToPool: ratio(server.uncached.requestsPerSecond, pool.requestsPerSecond),
     serverToCli: cli === undefined ? undefined : ratio(server.uncached.requestsPerSecond, cli.requestsPerSecond),
   };
-}
-
-/** (a) The `font-subset` task on Piscina with the server's thread count, one task per thread (as src/pool/pool.ts). */
-async function barePool(settings: Settings, inFlight: number, requests: readonly FontRequest[]): Promise<Throughput> {
-  const pool = new Piscina<TaskInput, Outcome>({
-    filename: WORKER_FILE,
-    minThreads: settings.workers,
-    maxThreads: settings.workers,
-    concurrentTasksPerWorker: 1,
-    idleTimeout: Number.MAX_SAFE_INTEGER,
-  });
-  const next = rotation(requests);
-  const task = async () => {
-    const document = next().body();
-    const body = bodyOf(document);
-    const outcome = await pool.run({ body, length: document.byteLength, options: { maxFontBytes: MAX_FONT_BYTES } }, { name: 'font-subset', transferList: [body] });
-    if (!outcome.ok) throw new Error(`font subset failed in the bare pool: ${outcome.detail}`);
-  };
-  try {
-    return await warmThenLoop(settings.warmupSeconds, settings.seconds, inFlight, task);
-  } finally {
-    await pool.close();
-  }
 }
 
 /**
