@@ -59,19 +59,19 @@ test('src/http knows nothing of PDFs or of the route modules above it', async ()
   }
 });
 
-test('pdf-lib is used behind one seam only (workers/lib/pdf.ts and its font modules)', async () => {
+test('pdf-lib is used behind one seam only (workers/seams/pdf.ts and its font modules)', async () => {
   const all = await importsOf([...(await sources('src')), ...(await sources('workers'))]);
   const users = new Set(all.filter((imp) => /pdf-lib/.test(imp.specifier)).map((imp) => imp.file));
-  assert.deepEqual([...users].sort(), ['workers/lib/custom-font.ts', 'workers/lib/pdf.ts', 'workers/lib/standard-font.ts']);
+  assert.deepEqual([...users].sort(), ['workers/seams/custom-font.ts', 'workers/seams/pdf.ts', 'workers/seams/standard-font.ts']);
 });
 
-test('qpdf (WebAssembly) is used behind one seam only (workers/lib/qpdf.ts)', async () => {
+test('qpdf (WebAssembly) is used behind one seam only (workers/seams/qpdf.ts)', async () => {
   // A CommonJS module loaded with createRequire, so the package name is searched for, not import statements.
   const users: string[] = [];
   for (const file of [...(await sources('src')), ...(await sources('workers'))]) {
     if ((await readFile(join(ROOT, file), 'utf8')).includes('@neslinesli93/qpdf-wasm')) users.push(file);
   }
-  assert.deepEqual(users, ['workers/lib/qpdf.ts']);
+  assert.deepEqual(users, ['workers/seams/qpdf.ts']);
 });
 
 // The client library runs in its caller's process, not the server's: its

@@ -12,7 +12,7 @@ import { connect } from 'node:net';
 import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { PROBLEMS } from '../src/http/problem.js';
-import { STANDARD_FONT_NAMES } from '../workers/lib/pdf.js';
+import { STANDARD_FONT_NAMES } from '../workers/seams/pdf.js';
 import { PAGE_SIZE_NAMES } from '../workers/render/page-sizes.js';
 import { OPERATION_TYPES } from '../workers/render/schema.js';
 import { MAX_DECODED_BYTES, MAX_DOCUMENT_IMAGE_BYTES, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS } from '../workers/render/images.js';
@@ -98,9 +98,9 @@ async function fieldErrorCodes(): Promise<string[]> {
     for (const match of source.matchAll(/\bcode: '([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
     for (const match of source.matchAll(/new ImageRejection\(\s*'([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
   }
-  const validation = await readFile(new URL('lib/validation.ts', root), 'utf8');
+  const validation = await readFile(new URL('task/validation.ts', root), 'utf8');
   const table = /const CODES[^{]*\{([^}]*)\}/.exec(validation)?.[1];
-  assert.ok(table !== undefined, 'workers/lib/validation.ts has no CODES table');
+  assert.ok(table !== undefined, 'workers/task/validation.ts has no CODES table');
   for (const match of table.matchAll(/'([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
   for (const match of validation.matchAll(/\?\? '([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
   return [...found].sort();

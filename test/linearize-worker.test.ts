@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
-import { CALLS_PER_INSTANCE, instancesCreated } from '../workers/lib/qpdf.js';
+import { CALLS_PER_INSTANCE, instancesCreated } from '../workers/seams/qpdf.js';
 import { linearize, type LinearizeResult } from '../workers/linearize/task.js';
 import { countSignatures, hasPdfHeader, linearizedPageCount, looksTruncated, mentionsEncryption } from '../workers/linearize/pdf-scan.js';
 import { qpdfMessages, summarizeMessages } from '../workers/linearize/qpdf-messages.js';

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import * as fontkit from 'fontkit';
-import { createDocument, FontError } from '../workers/lib/pdf.js';
+import { createDocument, FontError } from '../workers/seams/pdf.js';
 import { postJson, readProblem, textDocument, renderPdf } from './helpers/http.js';
 import { pdfFonts, pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';

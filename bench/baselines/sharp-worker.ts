@@ -1,9 +1,9 @@
 // The bare-sharp pool's worker (baseline for the image scenario): the same
-// libvips settings as Platen's workers (workers/lib/vips.ts: one libvips
+// libvips settings as Platen's workers (workers/seams/vips.ts: one libvips
 // thread, a small cache) and the same pipeline as the compress request the
 // scenario sends, on raw JPEG bytes: no HTTP, no JSON, no base64, no checks.
 import { Piscina } from 'piscina';
-import sharp from '../../workers/lib/vips.js';
+import sharp from '../../workers/seams/vips.js';
 
 export interface SharpTask {
   readonly jpeg: ArrayBuffer;

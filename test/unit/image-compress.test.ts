@@ -9,8 +9,8 @@ import { imageCompress } from '../../workers/image/compress.js';
 import type { InputImage } from '../../workers/image/input.js';
 import { plan } from '../../workers/image/plan.js';
 import { CompressRequest } from '../../workers/image/request.js';
-import { TaskFailure } from '../../workers/lib/json-task.js';
-import { sniffRaster } from '../../workers/lib/image-format.js';
+import { TaskFailure } from '../../workers/task/json-task.js';
+import { sniffRaster } from '../../workers/untrusted/image-format.js';
 import type { Outcome } from '../../workers/protocol.js';
 
 const input = (extra: Partial<InputImage>): InputImage => ({

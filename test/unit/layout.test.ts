@@ -2,11 +2,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pageSize, PAGE_SIZE_NAMES } from '../../workers/render/page-sizes.js';
-import { parseColor } from '../../workers/render/common.js';
+import { parseColor } from '../../workers/render/colour.js';
 import { DEFAULT_STYLE } from '../../workers/render/engine.js';
 import { FontBook } from '../../workers/render/fonts.js';
 import { layoutLines, prepareSpans, type Span } from '../../workers/render/inline.js';
-import { createDocument } from '../../workers/lib/pdf.js';
+import { createDocument } from '../../workers/seams/pdf.js';
 import { render } from '../../workers/render/task.js';
 
 const mm = (points: number) => Math.round((points * 25.4) / 72);

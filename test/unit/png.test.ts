@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
-import { passThroughPng } from '../../workers/lib/png.js';
+import { passThroughPng } from '../../workers/seams/png.js';
 import { render } from '../../workers/render/task.js';
 import { qpdfCheck } from '../helpers/pdf-tools.js';
 

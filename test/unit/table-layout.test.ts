@@ -3,9 +3,9 @@
 // are saved and read back with pdftotext.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createDocument } from '../../workers/lib/pdf.js';
+import { createDocument } from '../../workers/seams/pdf.js';
 import { BLACK } from '../../workers/render/canvas.js';
-import type { RenderContext } from '../../workers/render/common.js';
+import type { RenderContext } from '../../workers/render/context.js';
 import { DEFAULT_STYLE } from '../../workers/render/engine.js';
 import { Flow } from '../../workers/render/flow.js';
 import { FontBook } from '../../workers/render/fonts.js';

@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import type { FontSubsetOptions } from '../protocol.js';
-import { decodeBase64 } from '../lib/base64.js';
-import { BoundedMap } from '../lib/bounded-map.js';
-import { TaskFailure, jsonTask } from '../lib/json-task.js';
+import { decodeBase64 } from '../task/base64.js';
+import { BoundedMap } from '../util/bounded-map.js';
+import { TaskFailure, jsonTask } from '../task/json-task.js';
 import { FLAGS, discardSubsetter, subsetter, type SubsetSpec } from './harfbuzz.js';
 import { FontDataError, MAX_FACES, checkFace, faceCount, subsetInfo } from './sfnt-faces.js';
 import { FontTooLargeError, unwrap } from './web-fonts.js';

@@ -10,8 +10,8 @@
 // sharp recommends for untrusted input) becomes 400 invalid-image-data; the
 // pipeline is built outside that net, so a mistake of ours stays a 500.
 import type { ImageCompressOptions } from '../protocol.js';
-import { TaskFailure, jsonTask, type JsonResult } from '../lib/json-task.js';
-import sharp, { type Sharp, type SharpOptions } from '../lib/vips.js';
+import { TaskFailure, jsonTask, type JsonResult } from '../task/json-task.js';
+import sharp, { type Sharp, type SharpOptions } from '../seams/vips.js';
 import { checkPixels, inputProblem, libvipsMessage, readInput, type InputImage } from './input.js';
 import { plan, type Plan } from './plan.js';
 import { CompressRequest } from './request.js';

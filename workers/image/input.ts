@@ -6,10 +6,10 @@
 // problem it becomes: 413 image-too-large, 400 invalid-image-data, or 422
 // for image_data that is not base64 at all.
 import type { ImageCompressOptions } from '../protocol.js';
-import { decodeBase64 } from '../lib/base64.js';
-import { sniffRaster, type RasterFormat } from '../lib/image-format.js';
-import { TaskFailure } from '../lib/json-task.js';
-import sharp, { type Metadata } from '../lib/vips.js';
+import { decodeBase64 } from '../task/base64.js';
+import { sniffRaster, type RasterFormat } from '../untrusted/image-format.js';
+import { TaskFailure } from '../task/json-task.js';
+import sharp, { type Metadata } from '../seams/vips.js';
 
 export interface InputImage {
   readonly bytes: Uint8Array;

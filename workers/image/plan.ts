@@ -2,7 +2,7 @@
 // before any pixel is decoded: format, quality, colour space, frames. The
 // spec shows one request (jpeg, lanczos, rgb) and leaves every default to us;
 // each decision below is documented in the README and the contract.
-import { TaskFailure } from '../lib/json-task.js';
+import { TaskFailure } from '../task/json-task.js';
 import type { InputImage } from './input.js';
 import { DEFAULT_QUALITY, RESAMPLE_KERNELS, type CompressRequest, type Kernel, type OutputFormat } from './request.js';
 

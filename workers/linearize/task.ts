@@ -21,9 +21,9 @@
 //   carry only an owner password: rewriting a document whose permissions may
 //   forbid changes is not ours to decide.
 import * as v from 'valibot';
-import { decodeBase64 } from '../lib/base64.js';
-import { TaskFailure, jsonTask, type JsonResult } from '../lib/json-task.js';
-import { QpdfTrap, runQpdf, type QpdfRun } from '../lib/qpdf.js';
+import { decodeBase64 } from '../task/base64.js';
+import { TaskFailure, jsonTask, type JsonResult } from '../task/json-task.js';
+import { QpdfTrap, runQpdf, type QpdfRun } from '../seams/qpdf.js';
 import { countSignatures, hasPdfHeader, linearizedPageCount, looksTruncated, mentionsEncryption } from './pdf-scan.js';
 import { qpdfMessages, summarizeMessages } from './qpdf-messages.js';
 

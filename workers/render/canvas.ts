@@ -4,7 +4,7 @@
 // bottom-left). Text arrives already encoded by its font as a string operand
 // (escaped literal for the standard fonts, hex for embedded ones), so
 // nothing a client sends can become PDF syntax.
-import type { Font, Image, LinkArea, PageContent } from '../lib/pdf.js';
+import type { Font, Image, LinkArea, PageContent } from '../seams/pdf.js';
 import type { Run } from './fonts.js';
 
 export interface Rgb {

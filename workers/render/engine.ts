@@ -1,9 +1,10 @@
 // Renders a validated RenderRequest: runs the operations in order against a
 // flow of pages, adds the page furniture once the page count is known, then
 // hands each page's content stream to the PDF seam.
-import { createDocument, FontError } from '../lib/pdf.js';
+import { createDocument, FontError } from '../seams/pdf.js';
 import { BLACK } from './canvas.js';
-import { RenderError, type RenderContext } from './common.js';
+import { RenderError } from './errors.js';
+import type { RenderContext } from './context.js';
 import { checkContentBox, Flow, PageLimitError, type Margins } from './flow.js';
 import { FontBook } from './fonts.js';
 import { drawFurniture } from './furniture.js';

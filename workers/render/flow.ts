@@ -4,7 +4,7 @@
 // the current size, unless it would not fit on an empty page either (it is
 // then drawn where it is, and the caller splits it if it can).
 import { PageCanvas } from './canvas.js';
-import { RenderError } from './common.js';
+import { RenderError } from './errors.js';
 
 export interface Margins {
   readonly top: number;

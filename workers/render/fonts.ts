@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Document, Font } from '../lib/pdf.js';
+import type { Document, Font } from '../seams/pdf.js';
 
 export interface FontChoice {
   readonly family: string;

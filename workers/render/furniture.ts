@@ -2,7 +2,7 @@
 // margins of every page once the page count is known, with `{page}` and
 // `{pages}` replaced ("Page 3 of 12", a top request of the peers' users).
 import { BLACK, type PageCanvas } from './canvas.js';
-import { RenderError, withGlyphCheck } from './common.js';
+import { RenderError, withGlyphCheck } from './errors.js';
 import type { Margins } from './flow.js';
 import { standardFamilyOf, type FontBook } from './fonts.js';
 import { drawLine, layoutLines, prepareSpans, type Span, type TextStyle } from './inline.js';

@@ -9,18 +9,19 @@
 //
 // After a decode that proves them intact, JPEG goes into the PDF byte for
 // byte and PNG with its pixels unchanged (a grey or RGB PNG with its image
-// data copied as is, see lib/png.ts; others through pdf-lib, losslessly); WebP, GIF, TIFF, AVIF/HEIF, rotated (EXIF)
+// data copied as is, see seams/png.ts; others through pdf-lib, losslessly); WebP, GIF, TIFF, AVIF/HEIF, rotated (EXIF)
 // and JPEG variants a PDF cannot hold (CMYK, 12-bit, lossless, arithmetic)
 // are converted by sharp: to PNG when lossless matters (alpha, palette
 // images such as GIF, PNG input), otherwise to JPEG at quality 90 without
 // chroma subsampling (4:4:4 keeps thin coloured lines in screenshots and
 // charts sharp; 4:2:0 halves their colour resolution).
 import { createHash } from 'node:crypto';
-import { sniffRaster } from '../lib/image-format.js';
-import type { Document, Image } from '../lib/pdf.js';
-import sharp, { type Metadata, type SharpOptions } from '../lib/vips.js';
+import { sniffRaster } from '../untrusted/image-format.js';
+import type { Document, Image } from '../seams/pdf.js';
+import sharp, { type Metadata, type SharpOptions } from '../seams/vips.js';
 import type { PageCanvas } from './canvas.js';
-import { RenderError, type RenderContext } from './common.js';
+import { RenderError } from './errors.js';
+import type { RenderContext } from './context.js';
 
 /** Encoded bytes of one image; a 24 MP camera JPEG is 8-15 MB. */
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;

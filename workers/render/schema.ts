@@ -2,8 +2,8 @@
 // Objects are strict: an unknown field is a 422 naming it, because a typo
 // that is silently ignored ("colour" for "color") produces a wrong document.
 import * as v from 'valibot';
-import { STANDARD_FONT_NAMES } from '../lib/pdf.js';
-import { color, fontSize, orientation, pageSizeName, points } from './common.js';
+import { STANDARD_FONT_NAMES } from '../seams/pdf.js';
+import { color, fontSize, orientation, pageSizeName, points } from './fields.js';
 import { STANDARD_FAMILY_NAMES } from './fonts.js';
 import { OPERATIONS } from './operations.js';
 

@@ -6,9 +6,9 @@
 import { performance } from 'node:perf_hooks';
 import * as v from 'valibot';
 import type { FieldError, Outcome, SessionOperationOptions, TaskInput } from '../protocol.js';
-import { NOT_AN_OBJECT, isJsonObject, parseJson } from '../lib/json.js';
-import { movable, ownBuffer } from '../lib/transfer.js';
-import { summarize, toFieldErrors } from '../lib/validation.js';
+import { NOT_AN_OBJECT, isJsonObject, parseJson } from '../task/json.js';
+import { movable, ownBuffer } from '../task/transfer.js';
+import { summarize, toFieldErrors } from '../task/validation.js';
 import { RenderRequest, normalizeAliases } from './schema.js';
 
 const PREFIX = 'operations[0].';

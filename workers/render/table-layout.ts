@@ -8,7 +8,8 @@
 // loop (paginate.ts), and painting (paint.ts, text-ops.ts). Only what the
 // page shows reaches the canvas: fills, lines of text, and one stroke per
 // grid line segment.
-import { RenderError, type RenderContext } from './common.js';
+import { RenderError } from './errors.js';
+import type { RenderContext } from './context.js';
 import { layRow, Measurer, spanCount, textLength } from './table/measure.js';
 import { MAX_COLUMNS, MAX_TABLE_TEXT, type Grid, type TableBox, type TableFields, type TableInput } from './table/model.js';
 import { paginate } from './table/paginate.js';

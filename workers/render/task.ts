@@ -2,10 +2,10 @@
 import { performance } from 'node:perf_hooks';
 import * as v from 'valibot';
 import type { Outcome, RenderOptions, TaskInput } from '../protocol.js';
-import { NOT_AN_OBJECT, isJsonObject, parseJson } from '../lib/json.js';
-import { movable, ownBuffer } from '../lib/transfer.js';
-import { summarize, toFieldErrors } from '../lib/validation.js';
-import { RenderError } from './common.js';
+import { NOT_AN_OBJECT, isJsonObject, parseJson } from '../task/json.js';
+import { movable, ownBuffer } from '../task/transfer.js';
+import { summarize, toFieldErrors } from '../task/validation.js';
+import { RenderError } from './errors.js';
 import { renderDocument } from './engine.js';
 import { RenderRequest, normalizeAliases } from './schema.js';
 

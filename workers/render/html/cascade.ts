@@ -4,7 +4,7 @@
 // legacy align attribute and the inline style attribute, which win.
 import * as v from 'valibot';
 import type { Rgb } from '../canvas.js';
-import { link } from '../common.js';
+import { link } from '../fields.js';
 import type { Align, TextStyle } from '../inline.js';
 import { attribute, type HtmlElement } from './parse.js';
 import { alignment, parseStyle } from './style.js';

@@ -1,9 +1,9 @@
 // <img> sources and sizes. Only base64 data: URIs are drawn: an http(s),
 // relative or file: src is skipped without any request, so a document can
 // never make the worker fetch anything or reveal that it rendered.
-import type { Image } from '../../lib/pdf.js';
-import { decodeBase64 } from '../../lib/base64.js';
-import { RenderError } from '../common.js';
+import type { Image } from '../../seams/pdf.js';
+import { decodeBase64 } from '../../task/base64.js';
+import { RenderError } from '../errors.js';
 import { boxSize, MAX_IMAGE_BYTES } from '../images.js';
 
 /** `data:image/<type>[;param=value]*;base64,<data>` (RFC 2397). */

@@ -11,7 +11,8 @@
 // continues past. A list marker waits for the item's first line and sits
 // on that line's baseline, whatever block the line belongs to.
 import type { PageCanvas, Rgb } from '../canvas.js';
-import { withGlyphCheck, type RenderContext } from '../common.js';
+import { withGlyphCheck } from '../errors.js';
+import type { RenderContext } from '../context.js';
 import { drawImage, loadImage } from '../images.js';
 import { drawLine, layoutLines, prepareSpans, type Align, type Line } from '../inline.js';
 import type { Block, ImageBlock, ListBlock, QuoteBlock, TextBlock } from './blocks.js';

@@ -3,7 +3,7 @@
 // not parse is skipped, the rest still apply). Nothing here can fetch:
 // url(), @import and the like are simply not understood.
 import type { Rgb } from '../canvas.js';
-import { parseColor } from '../common.js';
+import { parseColor } from '../colour.js';
 import type { Align } from '../inline.js';
 
 export interface Declarations {

@@ -2,7 +2,7 @@
 // rows become its header, repeated on every page; every column is `auto`,
 // sized from its content as browsers size a table without widths.
 import type { Rgb } from '../canvas.js';
-import type { RenderContext } from '../common.js';
+import type { RenderContext } from '../context.js';
 import { drawTable, type TableInput } from '../table-layout.js';
 import type { TableBlock } from './blocks.js';
 

@@ -4,9 +4,11 @@
 // TrueType/OpenType data; later set_font calls refer to it by name, and
 // bold/italic pick the variants registered for it.
 import * as v from 'valibot';
-import { BoundedMap } from '../../lib/bounded-map.js';
-import { FontError } from '../../lib/pdf.js';
-import { color, decodeBase64Field, fontSize, RenderError, type OperationType } from '../common.js';
+import { BoundedMap } from '../../util/bounded-map.js';
+import { FontError } from '../../seams/pdf.js';
+import { color, fontSize } from '../fields.js';
+import { decodeBase64Field, RenderError } from '../errors.js';
+import type { OperationType } from '../context.js';
 import { isStandardFamily, standardFamilyOf } from '../fonts.js';
 
 /** Fonts larger than this are refused; CJK fonts are 15-20 MB. */

@@ -12,7 +12,9 @@
 // size); headings are sized relative to it. The parse is parse5's (the
 // WHATWG algorithm), so markup is read as a browser reads it.
 import * as v from 'valibot';
-import { fontSize, RenderError, type OperationType } from '../common.js';
+import { fontSize } from '../fields.js';
+import { RenderError } from '../errors.js';
+import type { OperationType } from '../context.js';
 import { buildBlocks } from '../html/build.js';
 import { HtmlLayout } from '../html/layout.js';
 import { MAX_ELEMENTS, parseHtml, TooManyElementsError } from '../html/parse.js';

@@ -5,7 +5,9 @@
 // (points from the page's top-left corner) it is drawn on the current page
 // and leaves the cursor where it was. images.ts decodes, checks and sizes.
 import * as v from 'valibot';
-import { decodeBase64Field, points, type OperationType } from '../common.js';
+import { decodeBase64Field } from '../errors.js';
+import { points } from '../fields.js';
+import type { OperationType } from '../context.js';
 import { MAX_IMAGE_BYTES, boxSize, drawImage, flowImage, loadImage } from '../images.js';
 
 const schema = v.pipe(

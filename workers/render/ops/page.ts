@@ -1,6 +1,7 @@
 // add_page: a new page, of the document's size or its own.
 import * as v from 'valibot';
-import { orientation, pageSizeName, type OperationType } from '../common.js';
+import { orientation, pageSizeName } from '../fields.js';
+import type { OperationType } from '../context.js';
 import { checkContentBox } from '../flow.js';
 
 const schema = v.strictObject({

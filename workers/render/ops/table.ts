@@ -5,7 +5,8 @@
 // request (`operations[3].rows[2][1].colspan`).
 import * as v from 'valibot';
 import { BLACK, type Rgb } from '../canvas.js';
-import { align, color, fontSize, points, type OperationType } from '../common.js';
+import { align, color, fontSize, points } from '../fields.js';
+import type { OperationType } from '../context.js';
 import type { Align, TextStyle } from '../inline.js';
 import { drawTable, MAX_COLUMNS, type ColumnWidth, type TableCell } from '../table-layout.js';
 

@@ -4,7 +4,9 @@
 // current page, wrapped within `width` or the right margin, and leaves the
 // cursor where it was.
 import * as v from 'valibot';
-import { align, color, fontSize, link, points, RenderError, withGlyphCheck, type OperationType } from '../common.js';
+import { align, color, fontSize, link, points } from '../fields.js';
+import { RenderError, withGlyphCheck } from '../errors.js';
+import type { OperationType } from '../context.js';
 import { drawLine, drawLines, layoutLines, prepareSpans, type Span } from '../inline.js';
 
 const schema = v.pipe(

@@ -12,7 +12,7 @@
 // needed more than 256 MB of heap when every row was laid out up front, and
 // renders in 96 MB this way.
 import type { Rgb } from '../canvas.js';
-import { withGlyphCheck } from '../common.js';
+import { withGlyphCheck } from '../errors.js';
 import type { FontBook } from '../fonts.js';
 import { layoutLines, prepareSpans, type Line, type Span, type TextStyle } from '../inline.js';
 import { bandHeight, SLACK, type CellField, type Grid, type Measured, type Placed, type Row, type TableCell } from './model.js';

@@ -3,8 +3,8 @@
 // memoized within byte and character budgets. Nothing else imports fontkit.
 import { createHash } from 'node:crypto';
 import * as fontkit from 'fontkit';
-import { BoundedMap } from './bounded-map.js';
-import { checkSfnt, FontError, GLYPH_HEADER, type SfntInfo } from './sfnt.js';
+import { BoundedMap } from '../util/bounded-map.js';
+import { checkSfnt, FontError, GLYPH_HEADER, type SfntInfo } from '../untrusted/sfnt.js';
 
 export { FontError };
 
