@@ -13,7 +13,7 @@ import { Cors } from './http/cors.js';
 import { Lifecycle } from './http/lifecycle.js';
 import type { PipelineDeps } from './http/pipeline.js';
 import { RateLimits } from './http/rate-limit.js';
-import type { Route } from './http/route.js';
+import { routeGroup, type MountedRoute } from './http/route.js';
 import { registerRoutes } from './http/router.js';
 import { claimSocketPath, listenUnix, removeSocketFile } from './http/unix-socket.js';
 import { uws, type us_listen_socket } from './http/uws.js';
@@ -36,8 +36,8 @@ export interface ServerOptions {
   readonly workerFile?: string;
   /** Passed to every worker (tests share a SharedArrayBuffer through it). */
   readonly workerData?: unknown;
-  /** Routes added to the table, subject to the same edition filter (for embedding and tests). */
-  readonly extraRoutes?: readonly Route[];
+  /** Routes added to the table (mounted with routeGroup), subject to the same edition filter (for embedding and tests). */
+  readonly extraRoutes?: readonly MountedRoute[];
   /** The circuit breaker's clock; tests pass their own to step through its cooldown without waiting. */
   readonly breakerNow?: () => number;
 }
@@ -113,31 +113,36 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     requestStats,
   };
 
-  const routes: Route[] = [
-    ...probeRoutes(health),
-    healthRoute(health),
-    ...(requestStats === undefined
-      ? []
-      : [metricsRoute(metricsRegistry({ requests: requestStats, tasks: pool.tasks, pool: () => pool.stats, inFlight: () => lifecycle.inFlight }))]),
-    capabilitiesRoute(() => routes, config.version),
-    renderRoute(pool, config.maxPages),
-    ...jobRoutes({ pool, store: jobs, runner, idempotency, apiVersion: config.version }),
-    // Session routes exist only when enabled (render spec section 1): otherwise 404.
-    ...(sessions === undefined
-      ? []
-      : sessionRoutes({
-          pool,
-          store: sessions,
-          apiVersion: config.version,
-          maxSessions: config.maxSessions,
-          maxOperations: config.sessionMaxOperations,
-          maxBytes: config.maxBodyBytes,
-          maxPages: config.maxPages,
-          idleSeconds: Math.ceil(config.sessionIdleMs / 1000),
-        })),
-    ...(approvalStore === undefined ? [] : approvalRoutes(approvalStore, config.version)),
-    ...accelRoutes(pool, config),
-    clusterRoute(backends.nodes, config.version),
+  // Each API's routes are one group: the group gives them their family (problem flavour, envelope, metrics).
+  const routes: MountedRoute[] = [
+    ...routeGroup('render', [
+      ...probeRoutes(health),
+      capabilitiesRoute(() => routes, config.version),
+      renderRoute(pool, config.maxPages),
+      ...jobRoutes({ pool, store: jobs, runner, idempotency, apiVersion: config.version }),
+      // Session routes exist only when enabled (render spec section 1): otherwise 404.
+      ...(sessions === undefined
+        ? []
+        : sessionRoutes({
+            pool,
+            store: sessions,
+            apiVersion: config.version,
+            maxSessions: config.maxSessions,
+            maxOperations: config.sessionMaxOperations,
+            maxBytes: config.maxBodyBytes,
+            maxPages: config.maxPages,
+            idleSeconds: Math.ceil(config.sessionIdleMs / 1000),
+          })),
+      ...(approvalStore === undefined ? [] : approvalRoutes(approvalStore, config.version)),
+    ]),
+    ...routeGroup('accel', [
+      healthRoute(health),
+      ...(requestStats === undefined
+        ? []
+        : [metricsRoute(metricsRegistry({ requests: requestStats, tasks: pool.tasks, pool: () => pool.stats, inFlight: () => lifecycle.inFlight }))]),
+      ...accelRoutes(pool, config),
+      clusterRoute(backends.nodes, config.version),
+    ]),
     ...(options.extraRoutes ?? []),
   ].filter((route) => route.auth === 'none' || tierIncludes(config.edition, route.auth));
 
@@ -147,7 +152,15 @@ export async function startServer(config: Config, options: ServerOptions): Promi
 
   requestStats?.describe(routes);
   const app = uws.App();
-  registerRoutes(app, routes, deps);
+  try {
+    registerRoutes(app, routes, deps);
+  } catch (error) {
+    // A table the router refuses (a route twice, one path segment in two APIs) stops start-up with nothing left running.
+    keys.close();
+    await backends.close();
+    await pool.close();
+    throw error;
+  }
   const listenSocket = await listen(app, config.host, config.port);
   port = uws.us_socket_local_port(listenSocket as never);
   // Redis down at start: the heartbeat timer announces the node once it is back.

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KeyStore } from '../src/auth/key-store.js';
 import { createLogger } from '../src/logger.js';
-import type { Route } from '../src/http/route.js';
+import { routeGroup, type Route } from '../src/http/route.js';
 import { readProblem, textDocument } from './helpers/http.js';
 import { bearer } from './helpers/keys.js';
 import { assertMatchesContract, assertValid, isNode, loadContract, resolve, type Node } from './helpers/openapi.js';
@@ -31,7 +31,6 @@ const TENANT_KEYS = [
 const ACCEL_OP: Route = {
   method: 'POST',
   path: '/v1/test/op',
-  family: 'accel',
   auth: 'core',
   body: 'json',
   operation: 'test_op',
@@ -55,7 +54,7 @@ const accelOp = (base: string, key: string, tenant?: string) => call(base, 'POST
 
 describe('high-control mode', () => {
   test('off by default: X-Tenant-ID is neither needed nor checked', async (t) => {
-    const s = await startTestServer({ PLATEN_API_KEYS: TENANT_KEYS }, { extraRoutes: [ACCEL_OP] });
+    const s = await startTestServer({ PLATEN_API_KEYS: TENANT_KEYS }, { extraRoutes: routeGroup('accel', [ACCEL_OP]) });
     t.after(() => s.close());
     assert.equal((await render(s.base, NO_TENANT)).status, 200);
     assert.equal((await render(s.base, ACME, 'beta')).status, 200);
@@ -65,7 +64,7 @@ describe('high-control mode', () => {
   test('every keyed route of both APIs asks for the key\'s tenant; the probes, /health and /metrics do not', async (t) => {
     const s = await startTestServer(
       { PLATEN_API_KEYS: TENANT_KEYS, PLATEN_HIGH_CONTROL: 'true', PLATEN_METRICS_ENABLED: 'true', PLATEN_SESSIONS_ENABLED: 'true' },
-      { extraRoutes: [ACCEL_OP] },
+      { extraRoutes: routeGroup('accel', [ACCEL_OP]) },
     );
     t.after(() => s.close());
     const renderContract = await loadContract('render');
@@ -147,7 +146,7 @@ describe('high-control mode', () => {
   });
 
   test('each tenant has its own rate limit, shared by its clients and not by other tenants', async (t) => {
-    const s = await startTestServer({ PLATEN_API_KEYS: TENANT_KEYS, PLATEN_HIGH_CONTROL: 'true', PLATEN_TENANT_RPM: '3' }, { extraRoutes: [ACCEL_OP] });
+    const s = await startTestServer({ PLATEN_API_KEYS: TENANT_KEYS, PLATEN_HIGH_CONTROL: 'true', PLATEN_TENANT_RPM: '3' }, { extraRoutes: routeGroup('accel', [ACCEL_OP]) });
     t.after(() => s.close());
     const renderContract = await loadContract('render');
     const accelContract = await loadContract('accel');

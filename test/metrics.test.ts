@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DURATION_BUCKETS } from '../src/metrics/buckets.js';
-import type { Route } from '../src/http/route.js';
+import { routeGroup, type Route } from '../src/http/route.js';
 import { gate } from './helpers/gate.js';
 import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
@@ -18,7 +18,6 @@ import { FAULT_WORKER, startTestServer } from './helpers/server.js';
 const ECHO: Route = {
   method: 'GET',
   path: '/v1/test/echo',
-  family: 'accel',
   auth: 'core',
   body: 'none',
   operation: 'test_echo',
@@ -113,7 +112,7 @@ describe('GET /metrics', () => {
   });
 
   test('counters move by exactly the requests made, labelled by operation or route, outcome and code', async (t) => {
-    const s = await startTestServer(METRICS_ON, { extraRoutes: [ECHO] });
+    const s = await startTestServer(METRICS_ON, { extraRoutes: routeGroup('accel', [ECHO]) });
     t.after(() => s.close());
     const before = await scrape(s.base);
 

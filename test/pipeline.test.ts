@@ -3,7 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import type { Route } from '../src/http/route.js';
+import { routeGroup, type Route } from '../src/http/route.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -12,7 +12,6 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 const proProbe: Route = {
   method: 'GET',
   path: '/api/v1/test-pro',
-  family: 'render',
   auth: 'pro',
   body: 'none',
   operation: 'test-pro',
@@ -22,7 +21,7 @@ const proProbe: Route = {
 describe('pipeline', () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer({ PLATEN_MAX_BODY_BYTES: '4096', PLATEN_CORS_ORIGINS: 'https://app.example' }, { extraRoutes: [proProbe] });
+    s = await startTestServer({ PLATEN_MAX_BODY_BYTES: '4096', PLATEN_CORS_ORIGINS: 'https://app.example' }, { extraRoutes: routeGroup('render', [proProbe]) });
   });
   after(() => s.close());
 
@@ -209,7 +208,7 @@ describe('pipeline', () => {
 
 describe('editions', () => {
   test('routes of an edition that is not installed are not registered: 404, not 403', async (t) => {
-    const s = await startTestServer({ PLATEN_EDITION: 'core' }, { extraRoutes: [proProbe] });
+    const s = await startTestServer({ PLATEN_EDITION: 'core' }, { extraRoutes: routeGroup('render', [proProbe]) });
     t.after(() => s.close());
     const response = await fetch(`${s.base}/api/v1/test-pro`, { headers: bearer(KEYS.enterprise) });
     assert.equal(response.status, 404);
@@ -263,8 +262,8 @@ describe('rate limits', () => {
   });
 
   test('accelerator routes answer 429 with rate-limit-exceeded and retry_after', async (t) => {
-    const accelProbe: Route = { ...proProbe, path: '/v1/test-accel', family: 'accel', auth: 'core', operation: 'test-accel' };
-    const s = await startTestServer({ PLATEN_API_KEYS: `${KEYS.core}:limited:core:rpm=1` }, { extraRoutes: [accelProbe] });
+    const accelProbe: Route = { ...proProbe, path: '/v1/test-accel', auth: 'core', operation: 'test-accel' };
+    const s = await startTestServer({ PLATEN_API_KEYS: `${KEYS.core}:limited:core:rpm=1` }, { extraRoutes: routeGroup('accel', [accelProbe]) });
     t.after(() => s.close());
     assert.equal((await fetch(`${s.base}/v1/test-accel`, { headers: bearer(KEYS.core) })).status, 200);
     const limited = await fetch(`${s.base}/v1/test-accel`, { headers: bearer(KEYS.core) });

@@ -6,8 +6,34 @@
 // is a bug and becomes 500 `internal`. Reason: on Node 20 a custom Error
 // crossing postMessage arrives as a plain Error with its `code` gone.
 
+/**
+ * Every task, by the name it is exported under in workers/index.ts: the
+ * options the main thread sends it and the value it answers with. `dispatch`
+ * and `WorkerPool.run` are typed by this map, so a wrong or missing option is
+ * a compile error at the call site; test/unit/task-map.test.ts checks that
+ * workers/index.ts exports exactly these tasks with these types.
+ */
+export interface TaskMap {
+  render: { options: RenderOptions; value: TaskValue };
+  /** Validates a RenderRequest and hands its body back (POST /jobs). */
+  validate: { options: NoOptions; value: TaskValue };
+  'session-operation': { options: SessionOperationOptions; value: TaskValue };
+  /** Start-up only (WorkerPool.warm): loads every task module on every thread. */
+  warm: { options: WarmOptions; value: TaskValue };
+  linearize: { options: NoOptions; value: AccelValue };
+  'image-compress': { options: ImageCompressOptions; value: AccelValue };
+  'font-subset': { options: FontSubsetOptions; value: AccelValue };
+}
+
 /** The named exports of workers/index.ts. */
-export type TaskName = 'render' | 'validate' | 'session-operation' | 'warm' | 'linearize' | 'image-compress' | 'font-subset';
+export type TaskName = keyof TaskMap;
+export type OptionsOf<Name extends TaskName> = TaskMap[Name]['options'];
+export type ValueOf<Name extends TaskName> = TaskMap[Name]['value'];
+/** What the task named `Name` must be: workers/index.ts exports one of these per entry of TaskMap. */
+export type TaskOf<Name extends TaskName> = (input: TaskInput<OptionsOf<Name>>) => Promise<Outcome<ValueOf<Name>>>;
+
+/** Options of a task that needs none. */
+export type NoOptions = Readonly<Record<string, never>>;
 
 export interface TaskInput<Options = Record<string, unknown>> {
   /** The request body, in its own ArrayBuffer, transferred (not copied) to the worker. */
@@ -35,6 +61,11 @@ export interface TaskValue {
   readonly mediaType: string;
   /** Accelerator tasks: what the envelope's `meta` reports about the worker's side. */
   readonly meta?: TaskMeta;
+}
+
+/** What an accelerator task (workers/lib/json-task.ts) hands back: the envelope's `data` and its `meta`. */
+export interface AccelValue extends TaskValue {
+  readonly meta: TaskMeta;
 }
 
 export interface TaskMeta {
@@ -67,8 +98,8 @@ export interface FieldError {
   readonly message: string;
 }
 
-export type Outcome =
-  | { readonly ok: true; readonly value: TaskValue; readonly timings: Timings }
+export type Outcome<Value extends TaskValue = TaskValue> =
+  | { readonly ok: true; readonly value: Value; readonly timings: Timings }
   | {
       readonly ok: false;
       readonly code: FailureCode;
@@ -113,4 +144,12 @@ export interface FontSubsetOptions {
   readonly maxFontBytes: number;
 }
 
-export type Task<Options = Record<string, unknown>> = (input: TaskInput<Options>) => Promise<Outcome>;
+/** Options of the `warm` task (workers/warm.ts), sent by WorkerPool.warm. */
+export interface WarmOptions {
+  /** Int32 slot 0 counts arrivals. */
+  readonly barrier: SharedArrayBuffer;
+  readonly threads: number;
+  readonly timeoutMs: number;
+}
+
+export type Task<Options = Record<string, unknown>, Value extends TaskValue = TaskValue> = (input: TaskInput<Options>) => Promise<Outcome<Value>>;

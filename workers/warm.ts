@@ -8,14 +8,7 @@
 // runs one task at a time, `threads` tasks at the barrier are on `threads`
 // different threads.
 import { performance } from 'node:perf_hooks';
-import type { Outcome, TaskInput } from './protocol.js';
-
-export interface WarmOptions {
-  /** Int32 slot 0 counts arrivals. */
-  readonly barrier: SharedArrayBuffer;
-  readonly threads: number;
-  readonly timeoutMs: number;
-}
+import type { Outcome, TaskInput, WarmOptions } from './protocol.js';
 
 export async function warm(input: TaskInput<WarmOptions>): Promise<Outcome> {
   const started = performance.now();

@@ -9,7 +9,6 @@ export function clusterRoute(registry: NodeRegistry, apiVersion: string): Route 
   return {
     method: 'GET',
     path: '/v1/cluster/status',
-    family: 'accel',
     auth: 'enterprise',
     body: 'none',
     operation: 'cluster-status',

@@ -9,7 +9,6 @@ export function healthRoute(health: Health): Route {
   return {
     method: 'GET',
     path: '/health',
-    family: 'accel',
     auth: 'none',
     body: 'none',
     handle() {

@@ -11,7 +11,6 @@ export function metricsRoute(registry: Registry): Route {
   return {
     method: 'GET',
     path: '/metrics',
-    family: 'accel',
     auth: 'none',
     body: 'none',
     async handle() {

@@ -3,29 +3,34 @@
 // the answer is the accelerator's envelope around the task's `data`. Each
 // route module (font, image, linearize, ...) is a declaration of this kind.
 import type { Tier } from '../auth/tiers.js';
-import type { TaskName } from '../../workers/protocol.js';
+import type { AccelValue, OptionsOf, TaskMap, TaskName } from '../../workers/protocol.js';
 import { dispatch } from '../http/dispatch.js';
 import { accelEnvelope } from '../http/envelope.js';
 import type { Route } from '../http/route.js';
 import type { WorkerPool } from '../pool/pool.js';
 
-export interface AccelOperation {
+/** The tasks that answer in the accelerator's envelope (workers/lib/json-task.ts). */
+export type AccelTask = { [Name in TaskName]: TaskMap[Name]['value'] extends AccelValue ? Name : never }[TaskName];
+
+export interface AccelOperation<Task extends AccelTask = AccelTask> {
   /** e.g. /v1/font/subset */
   readonly path: string;
   /** Minimum tier (accelerator spec, section 4). */
   readonly tier: Tier;
   /** The metrics' `operation` label and the name /api/v1/capabilities lists. */
   readonly operation: string;
-  readonly task: TaskName;
-  /** Options the task receives from the configuration (size caps, ...). */
-  readonly options?: object;
+  readonly task: Task;
+  /** Options the task receives from the configuration (size caps, ...), as TaskMap types them. */
+  readonly options: OptionsOf<Task>;
 }
 
-export function accelRoute(pool: WorkerPool, apiVersion: string, declared: AccelOperation): Route {
+/** One declaration per task, each checked against its own task's options. */
+export type AnyAccelOperation = { [Task in AccelTask]: AccelOperation<Task> }[AccelTask];
+
+export function accelRoute<Task extends AccelTask>(pool: WorkerPool, apiVersion: string, declared: AccelOperation<Task>): Route {
   return {
     method: 'POST',
     path: declared.path,
-    family: 'accel',
     auth: declared.tier,
     body: 'json',
     operation: declared.operation,
@@ -38,8 +43,8 @@ export function accelRoute(pool: WorkerPool, apiVersion: string, declared: Accel
           requestId: context.requestId,
           receivedAt: context.receivedAt,
           apiVersion,
-          workerId: value.meta?.workerId,
-          cached: value.meta?.cached ?? false,
+          workerId: value.meta.workerId,
+          cached: value.meta.cached,
         }),
       };
     },

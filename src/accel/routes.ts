@@ -1,21 +1,20 @@
 // The accelerator's operations, as declarations of one route per worker
 // task (operation.ts). The server adds them to its table; the edition
 // filter there decides which exist.
-import type { ImageCompressOptions } from '../../workers/protocol.js';
 import type { Config } from '../config.js';
 import type { Route } from '../http/route.js';
 import type { WorkerPool } from '../pool/pool.js';
-import { accelRoute, type AccelOperation } from './operation.js';
+import { accelRoute, type AnyAccelOperation } from './operation.js';
 
 export function accelRoutes(pool: WorkerPool, config: Config): Route[] {
-  const operations: AccelOperation[] = [
-    { path: '/v1/linearize', tier: 'core', operation: 'linearize', task: 'linearize' },
+  const operations: AnyAccelOperation[] = [
+    { path: '/v1/linearize', tier: 'core', operation: 'linearize', task: 'linearize', options: {} },
     {
       path: '/v1/image/compress',
       tier: 'core',
       operation: 'image-compress',
       task: 'image-compress',
-      options: { maxImageBytes: config.maxImageBytes, maxImagePixels: config.maxImagePixels, timeoutMs: config.timeoutMs } satisfies ImageCompressOptions,
+      options: { maxImageBytes: config.maxImageBytes, maxImagePixels: config.maxImagePixels, timeoutMs: config.timeoutMs },
     },
     { path: '/v1/font/subset', tier: 'core', operation: 'font-subset', task: 'font-subset', options: { maxFontBytes: config.maxFontBytes } },
   ];

@@ -14,7 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { accelJson, renderEnvelope } from '../http/envelope.js';
 import { HttpProblem } from '../http/problem.js';
-import type { Route, RouteContext, RouteResult } from '../http/route.js';
+import type { MountedRoute, RouteContext, RouteResult } from '../http/route.js';
 import type { ApprovalRecord, ApprovalStore } from '../store/approvals.js';
 
 /** How soon a client should ask again while its approval is pending (seconds). */
@@ -32,12 +32,12 @@ export interface ApprovalGateOptions {
 export class ApprovalGate {
   constructor(private readonly options: ApprovalGateOptions) {}
 
-  gates(route: Route): boolean {
+  gates(route: MountedRoute): boolean {
     return route.operation !== undefined && this.options.operations.has(route.operation);
   }
 
   /** Runs `handle` when the call carries a usable approval of itself; answers with the approval's state otherwise. */
-  async run(route: Route, context: RouteContext, handle: () => RouteResult | Promise<RouteResult>): Promise<RouteResult> {
+  async run(route: MountedRoute, context: RouteContext, handle: () => RouteResult | Promise<RouteResult>): Promise<RouteResult> {
     const { store } = this.options;
     const owner = (context.principal as NonNullable<RouteContext['principal']>).label;
     const sha256 = context.body.sha256 ?? EMPTY_SHA256;
@@ -79,7 +79,7 @@ export class ApprovalGate {
     }
   }
 
-  async #request(route: Route, context: RouteContext, owner: string, sha256: string): Promise<RouteResult> {
+  async #request(route: MountedRoute, context: RouteContext, owner: string, sha256: string): Promise<RouteResult> {
     const now = Date.now();
     const approval: ApprovalRecord = {
       id: `apr_${randomBytes(12).toString('hex')}`,

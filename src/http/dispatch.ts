@@ -1,22 +1,25 @@
 // Runs a route's task on the pool and turns every way it can end into
 // either the task's value or an HttpProblem. The request body is handed
 // over (transferred) to the worker.
-import type { AccelFailureCode, TaskName, TaskValue } from '../../workers/protocol.js';
+import type { AccelFailureCode, OptionsOf, TaskName, ValueOf } from '../../workers/protocol.js';
 import type { WorkerPool } from '../pool/pool.js';
 import { ClientGone } from './exchange.js';
 import { HttpProblem, type Slug } from './problem.js';
 import type { Body } from './body.js';
 import type { RouteContext } from './route.js';
 
-/** `body` defaults to the request's; a route may hand the task a body of its own (a session's replay). */
-export async function dispatch(
+/**
+ * `options` are what workers/protocol.ts's TaskMap says the task takes.
+ * `body` defaults to the request's; a route may hand the task a body of its own (a session's replay).
+ */
+export async function dispatch<Name extends TaskName>(
   pool: WorkerPool,
   context: RouteContext,
-  task: TaskName,
-  options: object = {},
+  task: Name,
+  options: OptionsOf<Name>,
   body: Body = context.body,
-): Promise<TaskValue> {
-  const result = await pool.run(task, { body: body.buffer, length: body.length, options: options as Record<string, unknown> }, context.signal);
+): Promise<ValueOf<Name>> {
+  const result = await pool.run(task, { body: body.buffer, length: body.length, options }, context.signal);
   if (result.ok) {
     const { outcome } = result;
     context.timings.taskMs = outcome.timings.taskMs;

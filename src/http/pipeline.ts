@@ -15,7 +15,7 @@ import { ClientGone, crashed, openExchange, type Exchange, type PipelineDeps } f
 import { HttpProblem } from './problem.js';
 import type { LimitVerdict } from './rate-limit.js';
 import { checkTenant } from './tenant.js';
-import { EMPTY_BODY, type Route, type RouteContext } from './route.js';
+import { EMPTY_BODY, type MountedRoute, type RouteContext } from './route.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
 export type { PipelineDeps } from './exchange.js';
@@ -23,7 +23,7 @@ export type { PipelineDeps } from './exchange.js';
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** The uWS handler for one route. */
-export function routeHandler(route: Route, deps: PipelineDeps): (res: HttpResponse, req: HttpRequest) => void {
+export function routeHandler(route: MountedRoute, deps: PipelineDeps): (res: HttpResponse, req: HttpRequest) => void {
   const paramCount = (route.path.match(/\/:/g) ?? []).length;
   return (res, req) => {
     let exchange: Exchange | undefined;
@@ -37,7 +37,7 @@ export function routeHandler(route: Route, deps: PipelineDeps): (res: HttpRespon
 }
 
 /** The synchronous stages; the rest continues in `finish` after the first await. */
-function run(route: Route, x: Exchange, res: HttpResponse): void {
+function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
   const { deps, request } = x;
   const { config, keys } = deps;
   // Probes keep answering while draining: readiness reports not_ready and
@@ -90,7 +90,7 @@ function run(route: Route, x: Exchange, res: HttpResponse): void {
   finish(route, x, body).catch((error: unknown) => crashed(deps, x, error));
 }
 
-async function finish(route: Route, x: Exchange, pendingBody: Promise<Body> | undefined): Promise<void> {
+async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Body> | undefined): Promise<void> {
   const { deps } = x;
   try {
     if (x.principal !== undefined) {

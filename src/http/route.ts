@@ -1,6 +1,9 @@
 // What a route module declares, and what its handler receives and returns.
 // Routes are thin: the pipeline has already identified, authorised, limited
-// and read the body by the time `handle` runs.
+// and read the body by the time `handle` runs. A route does not say which
+// API it belongs to: the server mounts each API's routes as one group
+// (routeGroup, after hono's `app.route('/v1', v1)`), so a family is declared
+// once and cannot disagree between two routes of one module.
 import type { Principal } from '../auth/key-store.js';
 import type { Tier } from '../auth/tiers.js';
 import type { Body } from './body.js';
@@ -14,8 +17,6 @@ export interface Route {
   readonly method: Method;
   /** uWS pattern, e.g. /api/v1/jobs/:id */
   readonly path: string;
-  /** Which API's problem flavour and envelope the route uses. */
-  readonly family: ApiFamily;
   /** Minimum tier, or 'none' for the unauthenticated probes. */
   readonly auth: Tier | 'none';
   /** 'json': a JSON body is required (415 otherwise); 'optional-json': none, or JSON; 'none': any body is ignored. */
@@ -25,6 +26,18 @@ export interface Route {
   /** Hash the body as it arrives (Body.sha256) when this says so, e.g. when an Idempotency-Key is sent. */
   readonly fingerprint?: (request: IncomingRequest) => boolean;
   handle(context: RouteContext): RouteResult | Promise<RouteResult>;
+}
+
+/** A route as the server registers it: declared in a module, mounted in its API's group. */
+export interface MountedRoute extends Route {
+  /** Which API's problem flavour and envelope the route uses. */
+  readonly family: ApiFamily;
+}
+
+/** Mounts one API's routes: every route of the group answers in that API's flavour. */
+export function routeGroup(family: ApiFamily, routes: readonly Route[]): MountedRoute[] {
+  // Copied with `handle` bound, so a route declared as a class instance keeps its methods.
+  return routes.map((route) => ({ ...route, family, handle: (context: RouteContext) => route.handle(context) }));
 }
 
 export interface RouteContext {

@@ -4,7 +4,7 @@
 // (503 worker-pool-exhausted) instead of queueing without bound.
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
-import type { Outcome, TaskInput, TaskName } from '../../workers/protocol.js';
+import type { OptionsOf, Outcome, TaskInput, TaskName, ValueOf, WarmOptions } from '../../workers/protocol.js';
 import { TaskStats } from '../metrics/task-stats.js';
 import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 
@@ -38,8 +38,8 @@ export type PoolFailure =
   /** The task threw or the worker exited: a bug, 500. */
   | { readonly reason: 'crashed'; readonly error: unknown };
 
-export type PoolResult =
-  | { readonly ok: true; readonly outcome: Outcome; readonly roundTripMs: number }
+export type PoolResult<Name extends TaskName = TaskName> =
+  | { readonly ok: true; readonly outcome: Outcome<ValueOf<Name>>; readonly roundTripMs: number }
   | ({ readonly ok: false } & PoolFailure);
 
 export interface RunOptions {
@@ -70,7 +70,7 @@ const ENDINGS = {
 } as const satisfies Record<PoolFailure['reason'], string>;
 
 export class WorkerPool {
-  readonly #piscina: Piscina<TaskInput, Outcome>;
+  readonly #piscina: Piscina<TaskInput<OptionsOf<TaskName>>, Outcome>;
   readonly #breaker: CircuitBreaker;
   /** Tasks handed to Piscina and not yet settled (running + queued). */
   #inFlight = 0;
@@ -133,8 +133,8 @@ export class WorkerPool {
    * touch it afterwards. `signal` lets the caller abandon the task (client
    * disconnect); the processing timeout is applied here.
    */
-  async run(name: TaskName, input: TaskInput, signal: AbortSignal, options: RunOptions = {}): Promise<PoolResult> {
-    const result = await this.#run(name, input, signal, options);
+  async run<Name extends TaskName>(name: Name, input: TaskInput<OptionsOf<Name>>, signal: AbortSignal, options: RunOptions = {}): Promise<PoolResult<Name>> {
+    const result = await this.#run<Name>(name, input, signal, options);
     if (result.ok) {
       const runMs = result.outcome.timings.taskMs;
       this.tasks.completed(name, Math.max(0, result.roundTripMs - runMs) / 1000, runMs / 1000);
@@ -144,7 +144,7 @@ export class WorkerPool {
     return result;
   }
 
-  async #run(name: TaskName, input: TaskInput, signal: AbortSignal, options: RunOptions): Promise<PoolResult> {
+  async #run<Name extends TaskName>(name: Name, input: TaskInput<OptionsOf<Name>>, signal: AbortSignal, options: RunOptions): Promise<PoolResult<Name>> {
     // A caller that left during an earlier await (a store, a limiter) gets no task.
     if (signal.aborted) return { ok: false, reason: 'aborted' };
     if (this.#inFlight >= this.options.threads + this.options.maxQueue) {
@@ -175,11 +175,13 @@ export class WorkerPool {
     const started = performance.now();
     this.#inFlight += 1;
     try {
-      const outcome = await this.#piscina.run(input, {
+      // The worker's answer has the type TaskMap gives this name: test/unit/task-map.test.ts
+      // checks that workers/index.ts exports each task with exactly that type.
+      const outcome = (await this.#piscina.run(input, {
         name,
         signal: controller.signal,
         transferList: input.body.byteLength > 0 ? [input.body] : [],
-      });
+      })) as Outcome<ValueOf<Name>>;
       this.#breaker.success();
       this.#meanTaskMs = this.#meanTaskMs === 0 ? outcome.timings.taskMs : this.#meanTaskMs * 0.9 + outcome.timings.taskMs * 0.1;
       if (signal.aborted) return { ok: false, reason: 'aborted' };
@@ -200,7 +202,7 @@ export class WorkerPool {
    */
   async warm(timeoutMs = 30_000): Promise<void> {
     const barrier = new SharedArrayBuffer(4);
-    const options = { barrier, threads: this.options.threads, timeoutMs };
+    const options: WarmOptions = { barrier, threads: this.options.threads, timeoutMs };
     const runs = Array.from({ length: this.options.threads }, () =>
       this.#piscina.run({ body: new ArrayBuffer(0), length: 0, options }, { name: 'warm' }),
     );
@@ -219,7 +221,7 @@ export class WorkerPool {
    * what a client's own heavy input does: counting them would let five large
    * documents take the service down for everyone.
    */
-  #failure(error: unknown, timedOut: boolean): PoolResult {
+  #failure(error: unknown, timedOut: boolean): PoolResult<never> {
     if (timedOut) {
       this.#breaker.release();
       return { ok: false, reason: 'timeout' };

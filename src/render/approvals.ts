@@ -34,7 +34,6 @@ export function approvalRoutes(store: ApprovalStore, apiVersion: string): Route[
   const decide = (status: 'approved' | 'denied'): Route => ({
     method: 'POST',
     path: `/api/v1/approvals/:id/${status === 'approved' ? 'approve' : 'deny'}`,
-    family: 'render',
     auth: 'core',
     body: 'optional-json',
     async handle(context) {
@@ -60,7 +59,6 @@ export function approvalRoutes(store: ApprovalStore, apiVersion: string): Route[
     {
       method: 'GET',
       path: '/api/v1/approvals',
-      family: 'render',
       auth: 'core',
       body: 'none',
       async handle(context) {
@@ -80,7 +78,6 @@ export function approvalRoutes(store: ApprovalStore, apiVersion: string): Route[
     {
       method: 'GET',
       path: '/api/v1/approvals/:id',
-      family: 'render',
       auth: 'core',
       body: 'none',
       handle: async (context) => answer(context, approvalView(await visible(context))),
@@ -88,7 +85,6 @@ export function approvalRoutes(store: ApprovalStore, apiVersion: string): Route[
     {
       method: 'GET',
       path: '/api/v1/approvals/:id/body',
-      family: 'render',
       auth: 'core',
       body: 'none',
       async handle(context) {

@@ -3,9 +3,9 @@
 // the key's tier. Built from the route table, so it cannot drift from it.
 import { tierIncludes, type Tier } from '../auth/tiers.js';
 import { renderEnvelope } from '../http/envelope.js';
-import type { Route } from '../http/route.js';
+import type { MountedRoute, Route } from '../http/route.js';
 
-export function capabilitiesRoute(routes: () => readonly Route[], apiVersion: string): Route {
+export function capabilitiesRoute(routes: () => readonly MountedRoute[], apiVersion: string): Route {
   let byTier: Map<Tier, string> | undefined;
   const operationsFor = (tier: Tier): string => {
     // The route table is fixed once the server starts, so the answer per tier is computed once.
@@ -23,7 +23,6 @@ export function capabilitiesRoute(routes: () => readonly Route[], apiVersion: st
   return {
     method: 'GET',
     path: '/api/v1/capabilities',
-    family: 'render',
     auth: 'core',
     body: 'none',
     handle(context) {

@@ -60,7 +60,6 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
   const submit: Route = {
     method: 'POST',
     path: '/api/v1/jobs',
-    family: 'render',
     auth: 'core',
     body: 'json',
     operation: 'jobs',
@@ -100,7 +99,7 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
   /** Validates the request in a worker, stores the job durably, then queues it. */
   const accept = async (context: RouteContext, owner: string, idempotency: JobRecord['idempotency']): Promise<JobRecord> => {
     const length = context.body.length;
-    const checked = await dispatch(deps.pool, context, 'validate');
+    const checked = await dispatch(deps.pool, context, 'validate', {});
     const job: JobRecord = {
       id: `job_${randomBytes(12).toString('hex')}`,
       owner,
@@ -127,7 +126,6 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
     {
       method: 'GET',
       path: '/api/v1/jobs/:id',
-      family: 'render',
       auth: 'core',
       body: 'none',
       handle: async (context) => answer(context, 200, await own(context)),
@@ -135,7 +133,6 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
     {
       method: 'DELETE',
       path: '/api/v1/jobs/:id',
-      family: 'render',
       auth: 'core',
       body: 'none',
       async handle(context) {
@@ -149,7 +146,6 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
     {
       method: 'GET',
       path: '/api/v1/jobs/:id/result',
-      family: 'render',
       auth: 'core',
       body: 'none',
       async handle(context) {

@@ -13,7 +13,6 @@ export function probeRoutes(health: Health): Route[] {
     {
       method: 'GET',
       path: '/healthz',
-      family: 'render',
       auth: 'none',
       body: 'none',
       handle() {
@@ -24,7 +23,6 @@ export function probeRoutes(health: Health): Route[] {
     {
       method: 'GET',
       path: '/readyz',
-      family: 'render',
       auth: 'none',
       body: 'none',
       handle() {

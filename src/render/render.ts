@@ -3,18 +3,16 @@
 import type { WorkerPool } from '../pool/pool.js';
 import { dispatch } from '../http/dispatch.js';
 import type { Route } from '../http/route.js';
-import type { RenderOptions } from '../../workers/protocol.js';
 
 export function renderRoute(pool: WorkerPool, maxPages: number): Route {
   return {
     method: 'POST',
     path: '/api/v1/render',
-    family: 'render',
     auth: 'core',
     body: 'json',
     operation: 'render',
     async handle(context) {
-      const value = await dispatch(pool, context, 'render', { maxPages } satisfies RenderOptions);
+      const value = await dispatch(pool, context, 'render', { maxPages });
       return {
         status: 200,
         mediaType: value.mediaType,

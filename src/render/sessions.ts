@@ -5,7 +5,7 @@
 // RenderRequest, and an invalid one is not counted. Sessions belong to their
 // client: another key gets 404.
 import { randomBytes } from 'node:crypto';
-import type { RenderOptions, SessionOperationOptions } from '../../workers/protocol.js';
+import type { SessionOperationOptions } from '../../workers/protocol.js';
 import type { Principal } from '../auth/key-store.js';
 import { dispatch } from '../http/dispatch.js';
 import { renderEnvelope } from '../http/envelope.js';
@@ -88,7 +88,6 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
   const create: Route = {
     method: 'POST',
     path: '/api/v1/sessions',
-    family: 'render',
     auth: 'core',
     body: 'optional-json',
     operation: 'sessions',
@@ -128,7 +127,6 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
   const add = ([method, segment, type]: readonly [Method, string, string]): Route => ({
     method,
     path: `/api/v1/sessions/:sessionId/${segment}`,
-    family: 'render',
     auth: 'core',
     body: type === 'add_page' ? 'optional-json' : 'json',
     async handle(context) {
@@ -157,11 +155,10 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
 
   return [
     create,
-    { method: 'GET', path: '/api/v1/sessions/:sessionId', family: 'render', auth: 'core', body: 'none', handle: async (context) => answer(context, 200, await own(context)) },
+    { method: 'GET', path: '/api/v1/sessions/:sessionId', auth: 'core', body: 'none', handle: async (context) => answer(context, 200, await own(context)) },
     {
       method: 'DELETE',
       path: '/api/v1/sessions/:sessionId',
-      family: 'render',
       auth: 'core',
       body: 'none',
       async handle(context) {
@@ -178,7 +175,6 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
     {
       method: 'POST',
       path: '/api/v1/sessions/:sessionId/render',
-      family: 'render',
       auth: 'core',
       body: 'none',
       async handle(context) {
@@ -189,7 +185,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
         const bytes = Buffer.from(request, 'utf8');
         const buffer = new ArrayBuffer(bytes.byteLength);
         new Uint8Array(buffer).set(bytes);
-        const value = await dispatch(deps.pool, context, 'render', { maxPages: deps.maxPages } satisfies RenderOptions, { buffer, length: bytes.byteLength });
+        const value = await dispatch(deps.pool, context, 'render', { maxPages: deps.maxPages }, { buffer, length: bytes.byteLength });
         // Rendered is final. Should the session have expired or been rendered meanwhile, this PDF is still the one asked for.
         await store.finish(session.id);
         return {

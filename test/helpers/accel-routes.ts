@@ -1,11 +1,11 @@
-// Test-only accelerator routes (family 'accel', under /v1/test/) for the
+// Test-only accelerator routes (mounted in the 'accel' group, under /v1/test/) for the
 // client and sidecar suites: each answers what its script says for the
 // n-th request, through the real pipeline (auth, limits, problem documents,
 // the accelerator's envelope), and records what it was sent.
 import { accelJson } from '../../src/http/envelope.js';
 import { ClientGone } from '../../src/http/exchange.js';
 import { HttpProblem } from '../../src/http/problem.js';
-import type { Method, Route, RouteContext, RouteResult } from '../../src/http/route.js';
+import { routeGroup, type Method, type MountedRoute, type Route, type RouteContext, type RouteResult } from '../../src/http/route.js';
 import type { Tier } from '../../src/auth/tiers.js';
 
 export interface Seen {
@@ -16,7 +16,7 @@ export interface Seen {
 }
 
 export interface ScriptedRoute {
-  readonly route: Route;
+  readonly route: MountedRoute;
   /** One entry per request that reached the route (past auth and limits). */
   readonly seen: Seen[];
 }
@@ -30,7 +30,6 @@ export function scripted(path: string, script: Script, options: { method?: Metho
   const route: Route = {
     method,
     path,
-    family: 'accel',
     auth: options.auth ?? 'core',
     body: method === 'POST' ? 'json' : 'none',
     handle(context) {
@@ -43,7 +42,7 @@ export function scripted(path: string, script: Script, options: { method?: Metho
       return script(seen.length, context);
     },
   };
-  return { route, seen };
+  return { route: routeGroup('accel', [route])[0] as MountedRoute, seen };
 }
 
 /** A 200 in the accelerator's envelope around `data`. */

@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import * as v from 'valibot';
-import type { AccelFailureCode, FieldError, Outcome, Task, TaskInput } from '../protocol.js';
+import type { AccelFailureCode, AccelValue, FieldError, Outcome, Task, TaskInput } from '../protocol.js';
 import { NOT_AN_OBJECT, isJsonObject, parseJson } from './json.js';
 import { movable, ownBuffer } from './transfer.js';
 import { summarize, toFieldErrors } from './validation.js';
@@ -42,8 +42,8 @@ const encoder = new TextEncoder();
 export function jsonTask<Schema extends v.GenericSchema, Options>(
   schema: Schema,
   handler: (request: v.InferOutput<Schema>, options: Options) => JsonResult | Promise<JsonResult>,
-): Task<Options> {
-  return async (input: TaskInput<Options>): Promise<Outcome> => {
+): Task<Options, AccelValue> {
+  return async (input: TaskInput<Options>): Promise<Outcome<AccelValue>> => {
     const started = performance.now();
     const timings = () => ({ taskMs: performance.now() - started });
     const parsed = parseJson(input.body, input.length);

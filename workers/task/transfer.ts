@@ -5,15 +5,15 @@
 // survive structured cloning, so the main thread receives a plain Outcome,
 // and a caller without a pool (tests, baselines) sees one too.
 import { Piscina } from 'piscina';
-import type { Outcome } from '../protocol.js';
+import type { Outcome, TaskValue } from '../protocol.js';
 
-export function movable(outcome: Outcome): Outcome {
+export function movable<Value extends TaskValue>(outcome: Outcome<Value>): Outcome<Value> {
   if (!outcome.ok) return outcome;
   Object.defineProperties(outcome, {
     [Piscina.transferableSymbol]: { value: outcome.value.body, enumerable: false },
     [Piscina.valueSymbol]: { value: outcome, enumerable: false },
   });
-  return Piscina.move(outcome as never) as unknown as Outcome;
+  return Piscina.move(outcome as never) as unknown as Outcome<Value>;
 }
 
 /** Copies a view into its own exact-size ArrayBuffer (pooled Buffers cannot be transferred). */
