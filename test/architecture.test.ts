@@ -65,6 +65,12 @@ test('pdf-lib is used behind one seam only (workers/seams/pdf.ts and its font mo
   assert.deepEqual([...users].sort(), ['workers/seams/custom-font.ts', 'workers/seams/pdf.ts', 'workers/seams/standard-font.ts']);
 });
 
+test('pdf.js is used behind one seam only (workers/seams/pdfjs.ts)', async () => {
+  const all = await importsOf([...(await sources('src')), ...(await sources('workers'))]);
+  const users = new Set(all.filter((imp) => /pdfjs-dist/.test(imp.specifier)).map((imp) => imp.file));
+  assert.deepEqual([...users].sort(), ['workers/seams/pdfjs.ts']);
+});
+
 test('qpdf (WebAssembly) is used behind one seam only (workers/seams/qpdf.ts)', async () => {
   // A CommonJS module loaded with createRequire, so the package name is searched for, not import statements.
   const users: string[] = [];

@@ -88,7 +88,7 @@ export type FailureCode =
  * not a font, an image too large to decode). Each is the problem slug it
  * becomes, with that slug's status (src/http/problem.ts).
  */
-export type AccelFailureCode = 'invalid-font-data' | 'font-too-large' | 'invalid-image-data' | 'image-too-large' | 'invalid-pdf-data';
+export type AccelFailureCode = 'invalid-font-data' | 'font-too-large' | 'invalid-image-data' | 'image-too-large' | 'invalid-pdf-data' | 'pdf-password-required';
 
 export interface FieldError {
   /** Path of the offending field, e.g. `operations[3].width`. */

@@ -24,6 +24,7 @@ export const PROBLEMS = {
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
   'validation-failed': { status: 422, title: 'Validation Failed' },
   'invalid-pdf-data': { status: 422, title: 'Invalid PDF Data' },
+  'pdf-password-required': { status: 422, title: 'PDF Password Required' },
   'client-rate-exceeded': { status: 429, title: 'Too Many Requests' },
   'rate-limit-exceeded': { status: 429, title: 'Too Many Requests' },
   internal: { status: 500, title: 'Internal Server Error' },

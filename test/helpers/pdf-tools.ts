@@ -1,7 +1,7 @@
 // Real PDF tools (Debian's qpdf and poppler-utils, installed by test/tools.sh)
 // verify what the server produces.
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -84,4 +84,13 @@ export async function wordBoxes(pdf: Uint8Array): Promise<WordBox[]> {
     words.push({ page, word: decoded, xMin: Number(match[1]), yMin: Number(match[2]), xMax: Number(match[3]), yMax: Number(match[4]) });
   }
   return words;
+}
+
+/** Runs qpdf with `args` on the PDF as input and returns what it wrote (e.g. `--encrypt ...`, `--rotate=+90`). */
+export function qpdfTransform(pdf: Uint8Array, args: readonly string[]): Promise<Uint8Array> {
+  return withFile(pdf, async (path) => {
+    const out = `${path}.out.pdf`;
+    await run('qpdf', [...args, path, out]);
+    return new Uint8Array(await readFile(out));
+  });
 }

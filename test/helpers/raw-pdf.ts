@@ -1,0 +1,43 @@
+// Small PDFs written byte by byte, for reader tests that need what the render
+// engine never writes (render mode 3, /Rotate, damaged cross-references): one
+// page per content stream, Helvetica as F1 and Times-Roman as F2.
+export interface RawPage {
+  readonly content: string;
+  readonly rotate?: number;
+  readonly width?: number;
+  readonly height?: number;
+}
+
+export function rawPdf(pages: readonly RawPage[]): Uint8Array {
+  const objects: string[] = [];
+  const pageIds = pages.map((_, i) => 5 + i * 2);
+  objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
+  objects[2] = `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages.length} >>`;
+  objects[3] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
+  objects[4] = '<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding /WinAnsiEncoding >>';
+  pages.forEach((page, i) => {
+    const id = pageIds[i] as number;
+    const rotate = page.rotate === undefined ? '' : ` /Rotate ${page.rotate}`;
+    objects[id] =
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${page.width ?? 612} ${page.height ?? 792}]${rotate} ` +
+      `/Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents ${id + 1} 0 R >>`;
+    objects[id + 1] = `<< /Length ${Buffer.byteLength(page.content, 'latin1')} >>\nstream\n${page.content}\nendstream`;
+  });
+  let out = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';
+  const offsets: number[] = [];
+  for (let id = 1; id < objects.length; id++) {
+    offsets[id] = Buffer.byteLength(out, 'latin1');
+    out += `${id} 0 obj\n${objects[id]}\nendobj\n`;
+  }
+  const xref = Buffer.byteLength(out, 'latin1');
+  out += `xref\n0 ${objects.length}\n0000000000 65535 f \n`;
+  for (let id = 1; id < objects.length; id++) out += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
+  out += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new Uint8Array(Buffer.from(out, 'latin1'));
+}
+
+/** The same file with its startxref pointing nowhere useful, as a truncated download or a bad edit leaves it. */
+export function withBrokenStartxref(pdf: Uint8Array): Uint8Array {
+  const text = Buffer.from(pdf).toString('latin1');
+  return new Uint8Array(Buffer.from(text.replace(/startxref\n\d+/, 'startxref\n17'), 'latin1'));
+}

@@ -1,0 +1,98 @@
+// The PDF reader every reading task stands on (types.ts says what it gives).
+// openReader() maps every way opening can fail to a returned failure of the
+// task (TaskFailure): a missing or wrong password is 422
+// `pdf-password-required`, bytes that are not a readable PDF are 422
+// `invalid-pdf-data`, both with errors[] naming the request field. Pages are
+// read one at a time: a task asks for a page, reads it, closes it, so a
+// 2,000-page document never holds more than one page's objects.
+import { TaskFailure } from '../task/json-task.js';
+import { DRAW_OPS, displayTransform, openPdf, operatorListOf, PDF_OPS, type PdfDocument, type PdfPage } from '../seams/pdfjs.js';
+import { documentInfo } from './document-info.js';
+import { formFields } from './forms.js';
+import { bookmarks } from './outline.js';
+import { crossReferenceDamaged, REPAIRED_NOTICE } from './repair.js';
+import { readText } from './text.js';
+import type { Operators, ReaderDocument, ReaderPage, TextItem, TextOptions } from './types.js';
+
+/** The request's field names, so errors[] point at them (`pdf_data` on the accelerator, `pdf` on the render API). */
+export interface RequestFields {
+  readonly data: string;
+  readonly password: string;
+}
+
+const PDF_HEADER = '%PDF-';
+/** ISO 32000-1, 7.5.2 allows the header anywhere in the first 1024 bytes (Acrobat's implementation note). */
+const HEADER_WINDOW = 1024;
+
+export async function openReader(bytes: Uint8Array, password: string | undefined, fields: RequestFields): Promise<ReaderDocument> {
+  if (!hasHeader(bytes)) {
+    throw invalid(fields, `${fields.data} is not a PDF: there is no %PDF- header in its first 1024 bytes. Send the PDF file itself, base64-encoded.`);
+  }
+  const damaged = crossReferenceDamaged(bytes);
+  const opened = await openPdf(bytes, password);
+  if (!opened.ok) {
+    if (opened.reason === 'invalid') {
+      throw invalid(fields, `${fields.data} could not be read as a PDF (${opened.message}); it is damaged beyond repair or not a PDF.`);
+    }
+    const needed = opened.reason === 'password-required' && password === undefined;
+    const message = needed
+      ? 'the PDF is encrypted and needs a password to open; send it in password'
+      : 'the password does not open this PDF (neither its user nor its owner password)';
+    const error = needed ? { field: fields.password, code: 'REQUIRED', message } : { field: fields.password, code: 'INCORRECT', message };
+    throw new TaskFailure('pdf-password-required', `${message[0]?.toUpperCase()}${message.slice(1)}.`, [error]);
+  }
+  return wrap(opened.document, damaged ? REPAIRED_NOTICE : null);
+}
+
+function invalid(fields: RequestFields, detail: string): TaskFailure {
+  return new TaskFailure('invalid-pdf-data', detail, [{ field: fields.data, code: 'INVALID_PDF', message: detail }]);
+}
+
+function hasHeader(bytes: Uint8Array): boolean {
+  const window = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, HEADER_WINDOW));
+  return window.indexOf(PDF_HEADER, 0, 'latin1') !== -1;
+}
+
+function wrap(document: PdfDocument, notice: string | null): ReaderDocument {
+  return {
+    pageCount: document.numPages,
+    notice,
+    info: () => documentInfo(document),
+    bookmarks: () => bookmarks(document),
+    page: async (number) => pageOf(await document.getPage(number), number),
+    close: () => document.destroy(),
+  };
+}
+
+function pageOf(page: PdfPage, number: number): ReaderPage {
+  const display = displayTransform(page);
+  const viewport = page.getViewport({ scale: 1 });
+  let operatorList: ReturnType<typeof operatorListOf> | null = null;
+  const operatorsOnce = () => (operatorList ??= operatorListOf(page));
+  return {
+    number,
+    size: { width: round(viewport.width), height: round(viewport.height) },
+    async text(options: TextOptions): Promise<TextItem[]> {
+      return readText(page, options.styles ? await operatorsOnce() : null);
+    },
+    async operators(): Promise<Operators> {
+      const list = await operatorsOnce();
+      const [a, b, c, d, e, f] = display as [number, number, number, number, number, number];
+      return {
+        fnArray: list.fnArray,
+        argsArray: list.argsArray,
+        ops: PDF_OPS,
+        drawOps: DRAW_OPS,
+        toPage: (x, y) => [a * x + c * y + e, b * x + d * y + f] as const,
+      };
+    },
+    formFields: () => formFields(page, display),
+    close: () => {
+      page.cleanup();
+    },
+  };
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
