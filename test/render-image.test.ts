@@ -399,10 +399,10 @@ describe('add_image', () => {
     const pdf = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
     const pngHead = Buffer.concat([(await solid(4, 4, RED).png().toBuffer()).subarray(0, 8), Buffer.alloc(64, 7)]);
     const cases: Array<[string, string, RegExp?]> = [
-      [`data:image/png;base64,${b64(svg)}`, 'UNSUPPORTED_IMAGE', /not a PNG, JPEG/],
+      [`data:image/png;base64,${b64(svg)}`, 'UNSUPPORTED_IMAGE', /not a JPEG, PNG, WebP, AVIF, GIF or TIFF image/],
       [b64(pdf), 'UNSUPPORTED_IMAGE'],
       [b64(Buffer.from('just some text, long enough')), 'UNSUPPORTED_IMAGE'],
-      [b64(jpeg.subarray(0, jpeg.length >> 1)), 'INVALID_IMAGE', /premature end/],
+      [b64(jpeg.subarray(0, jpeg.length >> 1)), 'INVALID_IMAGE', /is truncated/],
       [b64(corrupted), 'INVALID_IMAGE'],
       [b64(pngHead), 'INVALID_IMAGE'],
       ['@@ not base64 @@', 'INVALID_FORMAT', /base64/],

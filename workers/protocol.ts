@@ -105,6 +105,12 @@ export type Outcome<Value extends TaskValue = TaskValue> =
       readonly code: FailureCode;
       readonly detail: string;
       readonly errors?: readonly FieldError[];
+      /**
+       * What a library said (libvips, pdf-lib, fontkit, qpdf), for the
+       * server's log: never in the response, whose detail says what is wrong
+       * with the input in our own words (issue 9).
+       */
+      readonly cause?: string;
       readonly timings: Timings;
     };
 

@@ -26,8 +26,8 @@ export async function dispatch<Name extends TaskName>(
     context.timings.queueMs = Math.max(0, result.roundTripMs - outcome.timings.taskMs);
     if (outcome.ok) return outcome.value;
     if (outcome.code === 'malformed') throw new HttpProblem('bad-request', { detail: outcome.detail });
-    if (outcome.code === 'invalid') throw new HttpProblem('validation-failed', { detail: outcome.detail, errors: outcome.errors ?? [] });
-    throw new HttpProblem(outcome.code satisfies AccelFailureCode & Slug, { detail: outcome.detail, errors: outcome.errors ?? [] });
+    if (outcome.code === 'invalid') throw new HttpProblem('validation-failed', { detail: outcome.detail, errors: outcome.errors ?? [], cause: outcome.cause });
+    throw new HttpProblem(outcome.code satisfies AccelFailureCode & Slug, { detail: outcome.detail, errors: outcome.errors ?? [], cause: outcome.cause });
   }
   switch (result.reason) {
     case 'saturated':

@@ -66,6 +66,8 @@ export class Exchange {
   status = 0;
   /** CORS headers for this response; a preflight replaces them with its own. */
   corsHeaders: ReadonlyArray<readonly [string, string]>;
+  /** A library's words about a refused input, for the completion line only (ProblemInit.cause). */
+  #cause: string | undefined;
   #logged = false;
 
   constructor(
@@ -98,6 +100,7 @@ export class Exchange {
 
   fail(slug: Slug, init: ProblemInit, options: { close?: boolean } = {}): void {
     const { status } = PROBLEMS[slug];
+    this.#cause = init.cause;
     const headers: Array<readonly [string, string]> = [...(init.headers ? Object.entries(init.headers) : [])];
     if (init.retryAfter !== undefined) headers.push(['Retry-After', String(init.retryAfter)]);
     const body = problemBody(slug, init, {
@@ -133,6 +136,7 @@ export class Exchange {
       queue_ms: round(this.timings.queueMs),
       task_ms: round(this.timings.taskMs),
       ms: round(ms),
+      cause: this.#cause,
     };
     if (this.status >= 500 && this.status !== 499) this.deps.logger.error(line, 'request');
     else this.deps.logger.info(line, 'request');

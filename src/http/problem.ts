@@ -46,6 +46,8 @@ export interface ProblemInit {
   readonly retryAfter?: number;
   /** Extra response headers, e.g. Allow on 405 or WWW-Authenticate on 401. */
   readonly headers?: Readonly<Record<string, string>>;
+  /** What a library said about the input (a worker's Outcome.cause): logged with the request, never in the body. */
+  readonly cause?: string;
 }
 
 /** A problem raised on the main thread; the pipeline turns it into a response. */

@@ -10,7 +10,7 @@ import { decodeBase64 } from '../task/base64.js';
 import { BoundedMap } from '../util/bounded-map.js';
 import { TaskFailure, jsonTask } from '../task/json-task.js';
 import { FLAGS, discardSubsetter, subsetter, type SubsetSpec } from './harfbuzz.js';
-import { FontDataError, MAX_FACES, checkFace, faceCount, subsetInfo } from './sfnt-faces.js';
+import { FontError, MAX_FACES, checkFace, faceCount, subsetInfo } from './sfnt-faces.js';
 import { FontTooLargeError, unwrap } from './web-fonts.js';
 
 /** Twice the glyphs a font can have (65,535): room for any real font's character map, and validation stays cheap (~50 ms for a full list). */
@@ -91,7 +91,7 @@ export const fontSubset = jsonTask(SubsetRequest, async (request: Request, optio
   try {
     subset = await subsetFace(fontKey, bytes, index, spec, options.maxFontBytes);
   } catch (error) {
-    if (error instanceof FontDataError) throw new TaskFailure('invalid-font-data', `The font cannot be subset: ${error.message}.`);
+    if (error instanceof FontError) throw new TaskFailure('invalid-font-data', `The font cannot be subset: ${error.message}.`);
     if (error instanceof FontTooLargeError) throw new TaskFailure('font-too-large', `The font is too large: ${error.message} (PLATEN_MAX_FONT_BYTES).`);
     throw error;
   }
@@ -147,7 +147,7 @@ async function subsetFace(fontKey: string, bytes: Uint8Array, index: number, spe
     if (out === undefined) {
       const readable = hb.subset(fontKey, () => font, index, { ...spec, codepoints: [] }) !== undefined;
       discardSubsetter();
-      if (!readable) throw new FontDataError('HarfBuzz could not read it (a damaged table, or one in a form it does not support)');
+      if (!readable) throw new FontError('HarfBuzz could not read it (a damaged table, or one in a form it does not support)');
       throw TaskFailure.field(
         'codepoints',
         'TOO_LARGE',
@@ -158,7 +158,7 @@ async function subsetFace(fontKey: string, bytes: Uint8Array, index: number, spe
   if (out.byteLength > DISCARD_AFTER_BYTES) discardSubsetter();
   const info = subsetInfo(out);
   // HarfBuzz writes a character map even when nothing maps; one missing means the font's own could not be read.
-  if (!info.tables.has('cmap')) throw new FontDataError("its character map ('cmap') could not be read");
+  if (!info.tables.has('cmap')) throw new FontError("its character map ('cmap') could not be read");
   // .notdef alone: no tool would accept it as a font of anything (fontkit finds no usable cmap in it).
   if (info.numGlyphs <= 1) {
     throw TaskFailure.field('codepoints', 'INVALID_VALUE', `the font${faces > 1 ? ` (face ${index})` : ''} has a glyph for none of these code points`);

@@ -9,7 +9,7 @@
 // only when a WOFF2 font arrives.
 import { createRequire } from 'node:module';
 import { inflateSync } from 'node:zlib';
-import { FontDataError } from './sfnt-faces.js';
+import { FontError } from './sfnt-faces.js';
 
 const WOFF = 0x774f4646; // 'wOFF'
 const WOFF2 = 0x774f4632; // 'wOF2'
@@ -48,17 +48,17 @@ export async function unwrap(bytes: Uint8Array, maxBytes: number): Promise<Uint8
 /** WOFF 1.0: a 44-byte header, 20-byte table entries, each table zlib-compressed or stored. */
 function unpackWoff(bytes: Uint8Array, maxBytes: number): Uint8Array {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (bytes.byteLength < 44) throw new FontDataError('the WOFF header is truncated');
+  if (bytes.byteLength < 44) throw new FontError('the WOFF header is truncated');
   const flavor = view.getUint32(4);
   const count = view.getUint16(12);
-  if (count === 0 || 44 + 20 * count > bytes.byteLength) throw new FontDataError('the WOFF table directory is empty or truncated');
+  if (count === 0 || 44 + 20 * count > bytes.byteLength) throw new FontError('the WOFF table directory is empty or truncated');
   const entries: Array<{ tag: number; offset: number; compressed: number; length: number; checksum: number }> = [];
   let total = 12 + 16 * count;
   for (let i = 0; i < count; i++) {
     const at = 44 + 20 * i;
     const entry = { tag: view.getUint32(at), offset: view.getUint32(at + 4), compressed: view.getUint32(at + 8), length: view.getUint32(at + 12), checksum: view.getUint32(at + 16) };
-    if (entry.offset + entry.compressed > bytes.byteLength) throw new FontDataError(`WOFF table ${i} runs past the end of the data (a truncated file?)`);
-    if (entry.compressed > entry.length) throw new FontDataError(`WOFF table ${i} is stored larger than its own size`);
+    if (entry.offset + entry.compressed > bytes.byteLength) throw new FontError(`WOFF table ${i} runs past the end of the data (a truncated file?)`);
+    if (entry.compressed > entry.length) throw new FontError(`WOFF table ${i} is stored larger than its own size`);
     entries.push(entry);
     total += (entry.length + 3) & ~3;
   }
@@ -93,9 +93,9 @@ function inflateTable(data: Uint8Array, length: number, index: number): Uint8Arr
   try {
     table = inflateSync(data, { maxOutputLength: Math.max(length, 1) });
   } catch {
-    throw new FontDataError(`WOFF table ${index} does not decompress (damaged zlib data)`);
+    throw new FontError(`WOFF table ${index} does not decompress (damaged zlib data)`);
   }
-  if (table.byteLength !== length) throw new FontDataError(`WOFF table ${index} decompresses to ${table.byteLength} bytes instead of ${length}`);
+  if (table.byteLength !== length) throw new FontError(`WOFF table ${index} decompresses to ${table.byteLength} bytes instead of ${length}`);
   return table;
 }
 
@@ -103,11 +103,11 @@ type Woff2Decoder = (bytes: Uint8Array) => Promise<Uint8Array>;
 let woff2Decoder: Woff2Decoder | undefined;
 
 async function decodeWoff2(bytes: Uint8Array, maxBytes: number): Promise<Uint8Array> {
-  if (bytes.byteLength < 48) throw new FontDataError('the WOFF2 header is truncated');
+  if (bytes.byteLength < 48) throw new FontError('the WOFF2 header is truncated');
   const declared = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(16); // totalSfntSize
   if (declared > maxBytes) throw new FontTooLargeError(`the WOFF2 font declares ${declared} bytes unpacked, over the ${maxBytes}-byte limit`);
   if (declared > WOFF2_MAX_DECODED) {
-    throw new FontDataError(`the WOFF2 font declares ${declared} bytes unpacked; WOFF2 fonts over ${WOFF2_MAX_DECODED} bytes unpacked are not supported: send the TrueType or OpenType font instead`);
+    throw new FontError(`the WOFF2 font declares ${declared} bytes unpacked; WOFF2 fonts over ${WOFF2_MAX_DECODED} bytes unpacked are not supported: send the TrueType or OpenType font instead`);
   }
   woff2Decoder ??= createRequire(import.meta.url)('wawoff2/decompress.js') as Woff2Decoder;
   let sfnt: Uint8Array;
@@ -115,7 +115,7 @@ async function decodeWoff2(bytes: Uint8Array, maxBytes: number): Promise<Uint8Ar
     // The decoder answers with a view into its own heap, which its next call reuses (or detaches, growing it): copied out.
     sfnt = (await woff2Decoder(bytes)).slice();
   } catch {
-    throw new FontDataError('the WOFF2 data does not decode (damaged or truncated)');
+    throw new FontError('the WOFF2 data does not decode (damaged or truncated)');
   }
   if (sfnt.byteLength > maxBytes) throw new FontTooLargeError(`the WOFF2 font unpacks to ${sfnt.byteLength} bytes, over the ${maxBytes}-byte limit`);
   return sfnt;

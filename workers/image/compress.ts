@@ -12,7 +12,8 @@
 import type { ImageCompressOptions } from '../protocol.js';
 import { TaskFailure, jsonTask, type JsonResult } from '../task/json-task.js';
 import sharp, { type Sharp, type SharpOptions } from '../seams/vips.js';
-import { checkPixels, inputProblem, libvipsMessage, readInput, type InputImage } from './input.js';
+import { libvipsMessage } from '../untrusted/image-bytes.js';
+import { checkPixels, inputProblem, readInput, type InputImage } from './input.js';
 import { plan, type Plan } from './plan.js';
 import { CompressRequest } from './request.js';
 
@@ -99,11 +100,8 @@ async function encode(image: Sharp, input: InputImage, chosen: Plan, options: Im
     }
     // An output over a format's size limit (WebP: 16383 pixels a side) is the request's doing, not the image's.
     if (/too large for the \w+ format/i.test(libvipsMessage(error))) {
-      throw TaskFailure.field(
-        'format',
-        'INVALID_VALUE',
-        `the image is too large for ${chosen.format} (${libvipsMessage(error)}); set options.max_width and options.max_height, or choose another format`,
-      );
+      const message = `the output is larger than ${chosen.format} can hold (WebP: 16383 pixels a side, JPEG: 65535); set options.max_width and options.max_height, or choose another format`;
+      throw new TaskFailure('invalid', `format: ${message}`, [{ field: 'format', code: 'INVALID_VALUE', message }], libvipsMessage(error));
     }
     throw inputProblem(input.format, error);
   }

@@ -7,9 +7,9 @@
 // for image_data that is not base64 at all.
 import type { ImageCompressOptions } from '../protocol.js';
 import { decodeBase64 } from '../task/base64.js';
-import { sniffRaster, type RasterFormat } from '../untrusted/image-format.js';
 import { TaskFailure } from '../task/json-task.js';
-import sharp, { type Metadata } from '../seams/vips.js';
+import { ImageRefusal, readImageHeader, refusalOf, type RasterFormat } from '../untrusted/image-bytes.js';
+import type { Metadata } from '../seams/vips.js';
 
 export interface InputImage {
   readonly bytes: Uint8Array;
@@ -23,18 +23,6 @@ export interface InputImage {
   readonly greyscale: boolean;
 }
 
-/** How a person names each container in a detail. */
-export const CONTAINER_NAMES: Readonly<Record<RasterFormat, string>> = {
-  png: 'PNG',
-  jpeg: 'JPEG',
-  webp: 'WebP',
-  gif: 'GIF',
-  tiff: 'TIFF',
-  heif: 'AVIF',
-};
-
-const ACCEPTED = 'JPEG, PNG, WebP, AVIF, GIF or TIFF';
-
 export async function readInput(imageData: string, options: ImageCompressOptions): Promise<InputImage> {
   const decoded = decodeBase64(imageData, options.maxImageBytes);
   if ('problem' in decoded) {
@@ -47,18 +35,15 @@ export async function readInput(imageData: string, options: ImageCompressOptions
     throw TaskFailure.field('image_data', 'INVALID_FORMAT', `${decoded.message} (the image file's bytes, base64-encoded; a data: URI is accepted)`);
   }
   const bytes = decoded;
-  const format = sniffRaster(bytes);
-  if (format === undefined) {
-    throw new TaskFailure('invalid-image-data', `image_data is not a ${ACCEPTED} image; SVG, PDF and other formats are not accepted.`);
+  let header;
+  try {
+    // The header only: no pixel is decoded here, so there is no pixel limit yet (checkPixels says why it refuses).
+    header = await readImageHeader(bytes, { limitInputPixels: false });
+  } catch (error) {
+    if (error instanceof ImageRefusal) throw asTaskFailure(error);
+    throw error;
   }
-  // The header only: no pixel is decoded here, so there is no pixel limit yet (checkPixels says why it refuses).
-  const meta = await decoding(format, () => sharp(bytes, { limitInputPixels: false }).metadata());
-  if (meta.format !== format) {
-    throw new TaskFailure('invalid-image-data', `image_data starts like ${CONTAINER_NAMES[format]} but libvips reads it as ${String(meta.format)}; send a ${ACCEPTED} image.`);
-  }
-  if (meta.format === 'heif' && meta.compression !== 'av1') {
-    throw new TaskFailure('invalid-image-data', 'image_data is HEIC (HEVC-coded HEIF), which this server cannot decode; send AVIF, JPEG or PNG.');
-  }
+  const { format, meta } = header;
   return {
     bytes,
     format,
@@ -91,37 +76,14 @@ function isGreyscale(meta: Metadata): boolean {
   return meta.space === 'b-w' || meta.space === 'grey16';
 }
 
-/** Runs a libvips call on the input, turning its errors into problems (inputProblem). */
-export async function decoding<T>(format: RasterFormat, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    throw inputProblem(format, error);
-  }
-}
-
-/**
- * A libvips error about the input as the problem it becomes. sharp's errors
- * carry no codes, so the pixel limit is known by its message.
- */
+/** A libvips error about the input as the problem it becomes (the shared wording of untrusted/image-bytes.ts). */
 export function inputProblem(format: RasterFormat, error: unknown): TaskFailure {
-  const message = libvipsMessage(error);
-  if (/exceeds pixel limit/i.test(message)) {
-    return new TaskFailure('image-too-large', 'The image has more pixels than this server decodes (PLATEN_MAX_IMAGE_PIXELS); send a smaller image.');
-  }
-  return new TaskFailure('invalid-image-data', `image_data is damaged or truncated and cannot be decoded as ${CONTAINER_NAMES[format]} (${message}).`);
+  return asTaskFailure(refusalOf(format, error));
 }
 
-/**
- * The first lines of libvips's message, printable characters only: they name
- * the decoder's complaint, never the image's contents.
- */
-export function libvipsMessage(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const lines = text
-    .split('\n')
-    .map((line) => line.replace(/[^\x20-\x7e]/g, '').trim())
-    .filter((line) => line !== '');
-  const joined = lines.slice(0, 2).join(' ').replace(/:\s*$/, '');
-  return joined.length > 200 ? `${joined.slice(0, 197)}...` : joined;
+function asTaskFailure(refusal: ImageRefusal): TaskFailure {
+  if (refusal.kind === 'too-many-pixels') {
+    return new TaskFailure('image-too-large', 'The image has more pixels than this server decodes (PLATEN_MAX_IMAGE_PIXELS); send a smaller image.', [], refusal.cause);
+  }
+  return new TaskFailure('invalid-image-data', `image_data ${refusal.message}.`, [], refusal.cause);
 }

@@ -24,7 +24,8 @@ import * as v from 'valibot';
 import { decodeBase64 } from '../task/base64.js';
 import { TaskFailure, jsonTask, type JsonResult } from '../task/json-task.js';
 import { QpdfTrap, runQpdf, type QpdfRun } from '../seams/qpdf.js';
-import { countSignatures, hasPdfHeader, linearizedPageCount, looksTruncated, mentionsEncryption } from './pdf-scan.js';
+import { checkPdfBytes } from '../untrusted/pdf-bytes.js';
+import { countSignatures, linearizedPageCount, looksTruncated, mentionsEncryption } from '../untrusted/pdf-scan.js';
 import { qpdfMessages, summarizeMessages } from './qpdf-messages.js';
 
 const LinearizeRequest = v.strictObject({
@@ -98,9 +99,8 @@ export const linearize = jsonTask(LinearizeRequest, async (request: LinearizeReq
 function decodePdf(base64: string): Uint8Array {
   const decoded = decodeBase64(base64, NO_CAP);
   if (!(decoded instanceof Uint8Array)) throw TaskFailure.field('pdf_data', 'INVALID_FORMAT', decoded.message);
-  if (!hasPdfHeader(decoded)) {
-    throw new TaskFailure('invalid-pdf-data', 'pdf_data is not a PDF: there is no %PDF- header in its first 1024 bytes. Send the PDF file itself, base64-encoded.');
-  }
+  const refusal = checkPdfBytes(decoded, 'pdf_data');
+  if (refusal !== undefined) throw new TaskFailure('invalid-pdf-data', refusal.message);
   return decoded;
 }
 

@@ -7,7 +7,11 @@ import { MissingGlyphsError } from './fonts.js';
 
 /** A failure the client can fix, reported as 422 with the operation's field path. */
 export class RenderError extends Error {
-  constructor(readonly errors: FieldError[]) {
+  constructor(
+    readonly errors: FieldError[],
+    /** What a library said about it: for the server's log, never the response. */
+    override readonly cause?: string,
+  ) {
     super(errors[0]?.message ?? 'render failed');
     this.name = 'RenderError';
   }

@@ -16,7 +16,7 @@
 // chroma subsampling (4:4:4 keeps thin coloured lines in screenshots and
 // charts sharp; 4:2:0 halves their colour resolution).
 import { createHash } from 'node:crypto';
-import { sniffRaster } from '../untrusted/image-format.js';
+import { ImageRefusal, decodingImage, readImageHeader, type RasterFormat } from '../untrusted/image-bytes.js';
 import type { Document, Image } from '../seams/pdf.js';
 import sharp, { type Metadata, type SharpOptions } from '../seams/vips.js';
 import type { PageCanvas } from './canvas.js';
@@ -64,11 +64,12 @@ export interface ImageBox {
   readonly align?: 'left' | 'center' | 'right';
 }
 
-/** A reason to refuse the bytes, without the field: a cached load may be shared by several fields. */
+/** A reason to refuse the bytes, without the field: a cached load may be shared by several fields. `cause` is for the log. */
 class ImageRejection extends Error {
   constructor(
     readonly code: 'INVALID_IMAGE' | 'UNSUPPORTED_IMAGE' | 'IMAGE_TOO_LARGE',
     message: string,
+    override readonly cause?: string,
   ) {
     super(message);
   }
@@ -103,22 +104,12 @@ export async function loadImage(context: RenderContext, bytes: Uint8Array, field
     return await loading;
   } catch (error) {
     if (!(error instanceof ImageRejection)) throw error;
-    throw new RenderError([{ field, code: error.code, message: error.message }]);
+    throw new RenderError([{ field, code: error.code, message: error.message }], error.cause);
   }
 }
 
 async function embed(doc: Document, images: DocumentImages, bytes: Uint8Array): Promise<Image> {
-  const format = sniffRaster(bytes);
-  if (format === undefined) {
-    throw new ImageRejection('UNSUPPORTED_IMAGE', 'not a PNG, JPEG, WebP, GIF, TIFF, AVIF or HEIF image (SVG, PDF and other formats are not accepted)');
-  }
-  const meta = await decoding(() => sharp(bytes, DECODE).metadata());
-  if (meta.format !== format) {
-    throw new ImageRejection('UNSUPPORTED_IMAGE', `the data starts like ${format} but decodes as ${meta.format}`);
-  }
-  if (meta.format === 'heif' && meta.compression === 'hevc') {
-    throw new ImageRejection('UNSUPPORTED_IMAGE', 'HEIC (HEVC-coded HEIF) cannot be decoded here; send AVIF, JPEG or PNG');
-  }
+  const { format, meta } = await decoding(undefined, () => readImageHeader(bytes, DECODE));
   const decoded = meta.width * meta.height * meta.channels * sampleBytes(meta.depth);
   if (decoded > MAX_DECODED_BYTES) {
     throw new ImageRejection('IMAGE_TOO_LARGE', `${meta.width} x ${meta.height} pixels decode to ${decoded} bytes; at most ${MAX_DECODED_BYTES} are allowed`);
@@ -134,10 +125,10 @@ async function embed(doc: Document, images: DocumentImages, bytes: Uint8Array): 
   if (asIs) {
     // Decoding to 8 x 8 reads every byte and fails on damage; JPEG decodes through DCT scaling then
     // (a 36 MP JPEG: 200 ms against 1050 ms for a full decode, measured with sharp 0.35 on one thread).
-    await decoding(() => sharp(bytes, DECODE).resize(8, 8, { fit: 'fill' }).raw().toBuffer());
+    await decoding(format, () => sharp(bytes, DECODE).resize(8, 8, { fit: 'fill' }).raw().toBuffer());
   } else {
     const pipeline = sharp(bytes, { ...DECODE, autoOrient: true });
-    out = await decoding(() =>
+    out = await decoding(format, () =>
       (kind === 'png' ? pipeline.png({ compressionLevel: 6 }) : pipeline.jpeg({ quality: JPEG_QUALITY, chromaSubsampling: '4:4:4' })).toBuffer(),
     );
   }
@@ -145,7 +136,8 @@ async function embed(doc: Document, images: DocumentImages, bytes: Uint8Array): 
   try {
     return kind === 'png' ? await doc.png(out) : await doc.jpeg(out);
   } catch (error) {
-    throw new ImageRejection('INVALID_IMAGE', `the image cannot be embedded (${(error as Error).message})`);
+    // pdf-lib re-reads what libvips decoded or wrote: a failure here is ours or the library's, but only the input can avoid it.
+    throw new ImageRejection('INVALID_IMAGE', 'the image was decoded but cannot be embedded in a PDF; re-save it as a baseline JPEG or a PNG', (error as Error).message);
   }
 }
 
@@ -159,16 +151,19 @@ function hold(images: DocumentImages, bytes: number): void {
   images.held += bytes;
 }
 
-/** Runs a sharp call, turning its errors into rejections. sharp's errors carry no codes, so the pixel limit is known by its message. */
-async function decoding<T>(run: () => Promise<T>): Promise<T> {
+/**
+ * Runs a libvips call (and the header check), turning refusals of the shared
+ * check (untrusted/image-bytes.ts) into rejections with this engine's codes.
+ * `format` is undefined while the container is not known yet.
+ */
+async function decoding<T>(format: RasterFormat | undefined, run: () => Promise<T>): Promise<T> {
   try {
-    return await run();
+    return format === undefined ? await run() : await decodingImage(format, run);
   } catch (error) {
-    const message = (error as Error).message.split('\n')[0]?.slice(0, 200) ?? '';
-    if (/exceeds pixel limit/i.test(message)) {
-      throw new ImageRejection('IMAGE_TOO_LARGE', `the image has more than ${MAX_IMAGE_PIXELS} pixels`);
-    }
-    throw new ImageRejection('INVALID_IMAGE', `the image is damaged or cannot be decoded (${message})`);
+    if (!(error instanceof ImageRefusal)) throw error;
+    if (error.kind === 'too-many-pixels') throw new ImageRejection('IMAGE_TOO_LARGE', `the image has more than ${MAX_IMAGE_PIXELS} pixels`, error.cause);
+    if (error.kind === 'unsupported') throw new ImageRejection('UNSUPPORTED_IMAGE', `the image ${error.message}`, error.cause);
+    throw new ImageRejection('INVALID_IMAGE', `the image ${error.message}`, error.cause);
   }
 }
 

@@ -57,7 +57,7 @@ export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<
     pdf = await renderDocument(checked.request, { ...DEFAULT_OPTIONS, ...input.options, onProgress });
   } catch (error) {
     if (!(error instanceof RenderError)) throw error;
-    return { ok: false, code: 'invalid', detail: summarize(error.errors), errors: error.errors, timings: timings() };
+    return { ok: false, code: 'invalid', detail: summarize(error.errors), errors: error.errors, ...(error.cause === undefined ? {} : { cause: error.cause }), timings: timings() };
   }
   return movable({ ok: true, value: { body: ownBuffer(pdf), mediaType: 'application/pdf' }, timings: timings() });
 }

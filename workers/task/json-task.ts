@@ -26,6 +26,8 @@ export class TaskFailure extends Error {
     readonly code: AccelFailureCode | 'invalid',
     detail: string,
     readonly errors: readonly FieldError[] = [],
+    /** What a library said about it: for the server's log, never the response. */
+    override readonly cause?: string,
   ) {
     super(detail);
     this.name = 'TaskFailure';
@@ -61,7 +63,7 @@ export function jsonTask<Schema extends v.GenericSchema, Options>(
       result = await handler(validated.output, input.options);
     } catch (error) {
       if (!(error instanceof TaskFailure)) throw error;
-      return { ok: false, code: error.code, detail: error.message, errors: error.errors, timings: timings() };
+      return { ok: false, code: error.code, detail: error.message, errors: error.errors, ...(error.cause === undefined ? {} : { cause: error.cause }), timings: timings() };
     }
     const body = ownBuffer(encoder.encode(JSON.stringify(result.data)));
     return movable({

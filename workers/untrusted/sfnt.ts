@@ -10,13 +10,9 @@
 // and pdf-lib read are checked here against the OpenType specification
 // (https://learn.microsoft.com/typography/opentype/spec/otff).
 
-/** Font data a client sent cannot be used: the render engine answers 422 INVALID_FONT. */
-export class FontError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'FontError';
-  }
-}
+import { FontError, sfntKind, tableDirectory, viewOf, type Table } from './sfnt-directory.js';
+
+export { FontError };
 
 export interface SfntInfo {
   readonly numGlyphs: number;
@@ -28,11 +24,6 @@ export interface SfntInfo {
    * of glyf read past the end of the data: such a font needs zero padding.
    */
   readonly needsPadding: boolean;
-}
-
-interface Table {
-  readonly offset: number;
-  readonly length: number;
 }
 
 const CANDIDATES = 32;
@@ -52,10 +43,10 @@ const REQUIRED = new Map([
 
 /** Checks the bytes are one TrueType or OpenType (CFF) font whose tables hold together; throws FontError. */
 export function checkSfnt(bytes: Uint8Array): SfntInfo {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const view = viewOf(bytes);
   if (bytes.byteLength < 12) throw new FontError('the data is too short to be a font');
-  checkSignature(view.getUint32(0));
-  const tables = directory(view);
+  checkKind(bytes);
+  const tables = tableDirectory(bytes, 0, 'the font');
   for (const [tag, minimum] of REQUIRED) {
     const table = tables.get(tag);
     if (table === undefined) throw new FontError(`the font has no '${tag}' table, which every TrueType or OpenType font needs`);
@@ -80,35 +71,15 @@ export function checkSfnt(bytes: Uint8Array): SfntInfo {
   return { numGlyphs, candidates: cmapCandidates(view, tables.get('cmap') as Table, numGlyphs), needsPadding };
 }
 
-function checkSignature(signature: number): void {
-  // 0x00010000 and 'true' (Apple) are TrueType outlines, 'OTTO' is CFF.
-  if (signature === 0x00010000 || signature === 0x74727565 || signature === 0x4f54544f) return;
-  if (signature === 0x774f4646 || signature === 0x774f4632) {
+/** Only plain sfnt data: fontkit would inflate WOFF2 to any size it declares (see above). */
+function checkKind(bytes: Uint8Array): void {
+  const kind = sfntKind(bytes);
+  if (kind === 'truetype' || kind === 'cff') return;
+  if (kind === 'woff' || kind === 'woff2') {
     throw new FontError('WOFF and WOFF2 web fonts are not accepted; send the TrueType (.ttf) or OpenType (.otf) font they were made from');
   }
-  if (signature === 0x74746366) throw new FontError('font collections (TTC) are not supported; send a single TrueType or OpenType font');
+  if (kind === 'collection') throw new FontError('font collections (TTC) are not supported; send a single TrueType or OpenType font');
   throw new FontError('the data is not a TrueType or OpenType font');
-}
-
-function directory(view: DataView): Map<string, Table> {
-  const count = view.getUint16(4);
-  if (count === 0 || 12 + 16 * count > view.byteLength) throw new FontError('the font table directory is empty or truncated');
-  const tables = new Map<string, Table>();
-  for (let i = 0; i < count; i++) {
-    const record = 12 + 16 * i;
-    const tag = String.fromCharCode(view.getUint8(record), view.getUint8(record + 1), view.getUint8(record + 2), view.getUint8(record + 3));
-    const offset = view.getUint32(record + 8);
-    const length = view.getUint32(record + 12);
-    if (offset + length > view.byteLength) throw new FontError(`the font's '${printable(tag)}' table runs past the end of the data (a truncated file?)`);
-    if (tables.has(tag)) throw new FontError(`the font has two '${printable(tag)}' tables`);
-    // fontkit treats an empty table as absent.
-    if (length > 0) tables.set(tag, { offset, length });
-  }
-  return tables;
-}
-
-function printable(tag: string): string {
-  return tag.replace(/[^\x20-\x7e]/g, '?');
 }
 
 /** hmtx holds numberOfHMetrics (advance, bearing) pairs, then a bearing for each remaining glyph. */

@@ -1,4 +1,4 @@
-// What /v1/linearize learns from a PDF's raw bytes, before or instead of a
+// What a task learns from a PDF's raw bytes, before or instead of a
 // qpdf run: native-speed searches (Buffer.indexOf), no parsing.
 //
 // Two searches can be trusted to miss nothing:
