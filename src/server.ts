@@ -21,6 +21,7 @@ import { metricsRegistry } from './metrics/exposition.js';
 import { RequestStats } from './metrics/request-stats.js';
 import { WorkerPool } from './pool/pool.js';
 import { capabilitiesRoute } from './render/capabilities.js';
+import { capabilityRoutes } from './render/capability-routes.js';
 import { probeRoutes } from './render/probes.js';
 import { renderRoute } from './render/render.js';
 import { jobRoutes } from './render/jobs.js';
@@ -119,6 +120,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       ...probeRoutes(health),
       capabilitiesRoute(() => routes, config.version),
       renderRoute(pool, config.maxPages),
+      ...capabilityRoutes(pool, config),
       ...jobRoutes({ pool, store: jobs, runner, idempotency, apiVersion: config.version }),
       // Session routes exist only when enabled (render spec section 1): otherwise 404.
       ...(sessions === undefined

@@ -86,6 +86,7 @@ function documentedExamples(value: unknown, at = '#'): Array<{ at: string; schem
  * Every FieldError code the worker source can produce, read from the
  * source itself (workers/ runs the whole render path, and src/ only relays
  * its errors): literal `code: 'X'` fields, the image decoder's rejections,
+ * the codes TaskFailure.field and TaskFailure.content are given,
  * and validation.ts's table of valibot issue types with its fallback. A
  * code built any other way must be added to these patterns.
  */
@@ -97,6 +98,9 @@ async function fieldErrorCodes(): Promise<string[]> {
     const source = await readFile(new URL(file, root), 'utf8');
     for (const match of source.matchAll(/\bcode: '([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
     for (const match of source.matchAll(/new ImageRejection\(\s*'([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
+    // TaskFailure.field(field, CODE, ...) and TaskFailure.content(slug, field, CODE, ...).
+    for (const match of source.matchAll(/TaskFailure\.field\(\s*[^,]+,\s*'([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
+    for (const match of source.matchAll(/TaskFailure\.content\(\s*[^,]+,\s*[^,]+,\s*'([A-Z][A-Z_]*)'/g)) found.add(match[1] as string);
   }
   const validation = await readFile(new URL('task/validation.ts', root), 'utf8');
   const table = /const CODES[^{]*\{([^}]*)\}/.exec(validation)?.[1];
@@ -269,7 +273,7 @@ test('a running server answers as the contracts say', async (t) => {
       assert.equal(response.headers.get('x-request-id'), `contract-${tier}.1`);
       const body = (await assertMatchesContract(render, 'get', '/api/v1/capabilities', response)) as { data: Node; meta: Node };
       assert.equal(body.data.tier, tier);
-      assert.deepEqual(body.data.operations, ['render', 'jobs']);
+      assert.deepEqual(body.data.operations, ['render', 'merge', 'split', 'jobs']);
       assert.equal(body.meta.api_version, packageVersion);
       assert.equal(body.meta.request_id, `contract-${tier}.1`);
     }
@@ -653,7 +657,7 @@ test('jobs and sessions answer as the contract says', async (t) => {
 
   await t.test('GET /api/v1/capabilities lists jobs, and sessions once enabled', async () => {
     const body = (await call('get', '/api/v1/capabilities', '/api/v1/capabilities')).body as { data: Node };
-    assert.deepEqual(body.data.operations, ['render', 'jobs', 'sessions']);
+    assert.deepEqual(body.data.operations, ['render', 'merge', 'split', 'jobs', 'sessions']);
   });
 
   await t.test('POST /api/v1/jobs: 201 with Location; polled until completed; the PDF; DELETE 204; then 404', async () => {

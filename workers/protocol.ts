@@ -23,6 +23,8 @@ export interface TaskMap {
   linearize: { options: NoOptions; value: AccelValue };
   'image-compress': { options: ImageCompressOptions; value: AccelValue };
   'font-subset': { options: FontSubsetOptions; value: AccelValue };
+  merge: { options: DocOpsOptions; value: TaskValue };
+  split: { options: DocOpsOptions; value: TaskValue };
 }
 
 /** The named exports of workers/index.ts. */
@@ -159,3 +161,9 @@ export interface WarmOptions {
 }
 
 export type Task<Options = Record<string, unknown>, Value extends TaskValue = TaskValue> = (input: TaskInput<Options>) => Promise<Outcome<Value>>;
+
+/** Options of the document operations (merge, split), from the server's configuration. */
+export interface DocOpsOptions {
+  /** Pages a result may have (PLATEN_MAX_PAGES); a larger selection is 422. */
+  readonly maxPages: number;
+}

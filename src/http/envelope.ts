@@ -4,6 +4,9 @@
 // payload.
 import { performance } from 'node:perf_hooks';
 
+const encoder = new TextEncoder();
+const RENDER_HEAD = encoder.encode('{"data":');
+
 export interface RenderMeta {
   readonly requestId: string;
   readonly receivedAt: number;
@@ -21,6 +24,27 @@ export function renderEnvelope(dataJson: string, meta: RenderMeta): string {
   return `{"data":${dataJson},"meta":${metaJson}}`;
 }
 
+/**
+ * The same envelope around `data` that a worker serialised to bytes (a
+ * capability operation's result, possibly megabytes of extracted text):
+ * copied once into the response, never decoded or parsed.
+ */
+export function renderEnvelopeBytes(data: Uint8Array, meta: RenderMeta): Uint8Array {
+  const tail = encoder.encode(
+    `,"meta":${JSON.stringify({
+      request_id: meta.requestId,
+      timestamp: new Date().toISOString(),
+      duration_ms: roundMs(performance.now() - meta.receivedAt),
+      api_version: meta.apiVersion,
+    })}}`,
+  );
+  const out = new Uint8Array(RENDER_HEAD.length + data.length + tail.length);
+  out.set(RENDER_HEAD, 0);
+  out.set(data, RENDER_HEAD.length);
+  out.set(tail, RENDER_HEAD.length + data.length);
+  return out;
+}
+
 function roundMs(ms: number): number {
   return Math.round(ms * 100) / 100;
 }
@@ -34,7 +58,6 @@ export interface AccelMeta {
   readonly cached: boolean;
 }
 
-const encoder = new TextEncoder();
 
 /**
  * { request_id, version, data, meta: { duration_ms, worker_id, cached } }

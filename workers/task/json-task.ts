@@ -5,7 +5,7 @@
 import { performance } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import * as v from 'valibot';
-import type { AccelFailureCode, AccelValue, FieldError, Outcome, Task, TaskInput } from '../protocol.js';
+import type { AccelFailureCode, AccelValue, FieldError, Outcome, Task, TaskInput, TaskValue } from '../protocol.js';
 import { NOT_AN_OBJECT, isJsonObject, parseJson } from './json.js';
 import { movable, ownBuffer } from './transfer.js';
 import { summarize, toFieldErrors } from './validation.js';
@@ -33,6 +33,14 @@ export class TaskFailure extends Error {
     this.name = 'TaskFailure';
   }
 
+  /**
+   * A content problem (`invalid-pdf-data`, ...) of one member of the request:
+   * its errors[] names the member, as every 422 of both APIs does.
+   */
+  static content(code: AccelFailureCode, field: string, errorCode: string, message: string): TaskFailure {
+    return new TaskFailure(code, `${field} ${message}`, [{ field, code: errorCode, message }]);
+  }
+
   /** A 422 about one field of the request. */
   static field(field: string, code: string, message: string): TaskFailure {
     return new TaskFailure('invalid', `${field}: ${message}`, [{ field, code, message }]);
@@ -45,7 +53,35 @@ export function jsonTask<Schema extends v.GenericSchema, Options>(
   schema: Schema,
   handler: (request: v.InferOutput<Schema>, options: Options) => JsonResult | Promise<JsonResult>,
 ): Task<Options, AccelValue> {
-  return async (input: TaskInput<Options>): Promise<Outcome<AccelValue>> => {
+  return requestTask(schema, async (request, options): Promise<AccelValue> => {
+    const result = await handler(request, options);
+    return { body: ownBuffer(encoder.encode(JSON.stringify(result.data))), mediaType: 'application/json', meta: { workerId: threadId, cached: result.cached === true } };
+  });
+}
+
+/** A file a task answers with as it is: a PDF, or a ZIP of several. */
+export interface BinaryResult {
+  readonly bytes: Uint8Array;
+  readonly mediaType: 'application/pdf' | 'application/zip';
+}
+
+/** The same start as jsonTask (parse, validate, expected failures), for tasks whose answer is a file. */
+export function binaryTask<Schema extends v.GenericSchema, Options>(
+  schema: Schema,
+  handler: (request: v.InferOutput<Schema>, options: Options) => BinaryResult | Promise<BinaryResult>,
+): Task<Options> {
+  return requestTask(schema, async (request, options) => {
+    const result = await handler(request, options);
+    return { body: ownBuffer(result.bytes), mediaType: result.mediaType };
+  });
+}
+
+/** Parses and validates the JSON body in the worker, runs `work`, and turns a TaskFailure into a returned failure. */
+function requestTask<Schema extends v.GenericSchema, Options, Value extends TaskValue>(
+  schema: Schema,
+  work: (request: v.InferOutput<Schema>, options: Options) => Promise<Value>,
+): Task<Options, Value> {
+  return async (input: TaskInput<Options>): Promise<Outcome<Value>> => {
     const started = performance.now();
     const timings = () => ({ taskMs: performance.now() - started });
     const parsed = parseJson(input.body, input.length);
@@ -58,18 +94,13 @@ export function jsonTask<Schema extends v.GenericSchema, Options>(
       const errors = toFieldErrors(validated.issues);
       return { ok: false, code: 'invalid', detail: summarize(errors), errors, timings: timings() };
     }
-    let result: JsonResult;
+    let value: Value;
     try {
-      result = await handler(validated.output, input.options);
+      value = await work(validated.output, input.options);
     } catch (error) {
       if (!(error instanceof TaskFailure)) throw error;
       return { ok: false, code: error.code, detail: error.message, errors: error.errors, ...(error.cause === undefined ? {} : { cause: error.cause }), timings: timings() };
     }
-    const body = ownBuffer(encoder.encode(JSON.stringify(result.data)));
-    return movable({
-      ok: true,
-      value: { body, mediaType: 'application/json', meta: { workerId: threadId, cached: result.cached === true } },
-      timings: timings(),
-    });
+    return movable({ ok: true, value, timings: timings() });
   };
 }

@@ -1,0 +1,18 @@
+// The render API's capability operations (render spec section 4), one
+// declaration each (capability-operation.ts says what a declaration gets).
+// The server adds them to its route table; the edition filter there decides
+// which exist, the pipeline's tier check which keys may call them.
+import type { DocOpsOptions } from '../../workers/protocol.js';
+import type { Config } from '../config.js';
+import type { Route } from '../http/route.js';
+import type { WorkerPool } from '../pool/pool.js';
+import { capabilityRoute, type AnyCapabilityOperation } from './capability-operation.js';
+
+export function capabilityRoutes(pool: WorkerPool, config: Config): Route[] {
+  const docops: DocOpsOptions = { maxPages: config.maxPages };
+  const operations: AnyCapabilityOperation[] = [
+    { operation: 'merge', tier: 'core', task: 'merge', result: 'binary', options: docops },
+    { operation: 'split', tier: 'core', task: 'split', result: 'binary', options: docops },
+  ];
+  return operations.map((operation) => capabilityRoute(pool, config.version, operation));
+}

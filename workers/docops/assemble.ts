@@ -1,0 +1,64 @@
+// Page assembly for merge and split: qpdf --empty --pages, in this thread
+// (qpdf's WebAssembly build, workers/seams/qpdf.ts). qpdf copies each page
+// with everything it uses (resources, annotations, inherited attributes),
+// merges the interactive forms (a field whose name another document already
+// uses is renamed, "name" → "name+1", so both survive) and carries page
+// labels over; what it does not carry (outline, internal links' targets,
+// document information) is structure.ts's part afterwards.
+import { QpdfTrap, runQpdf } from '../seams/qpdf.js';
+import { qpdfMessages, summarizeMessages } from '../linearize/qpdf-messages.js';
+import { TaskFailure } from '../task/json-task.js';
+
+export interface AssemblySource {
+  readonly bytes: Uint8Array;
+  readonly password: string | undefined;
+  /** 0-based page indices, in output order. */
+  readonly pages: readonly number[];
+  /** The request member holding the PDF, for errors (`documents[1].pdf`). */
+  readonly field: string;
+}
+
+const OUTPUT = '/out.pdf';
+
+export async function assemblePages(sources: readonly AssemblySource[]): Promise<Uint8Array> {
+  const inputs = new Map<string, Uint8Array>();
+  const args = ['--empty', '--pages'];
+  sources.forEach((source, i) => {
+    const path = `/in${i}.pdf`;
+    inputs.set(path, source.bytes);
+    args.push(path);
+    if (source.password !== undefined) args.push(`--password=${source.password}`);
+    args.push(qpdfRange(source.pages));
+  });
+  args.push('--', OUTPUT);
+  let run;
+  try {
+    run = await runQpdf({ args, inputs, outputs: [OUTPUT] });
+  } catch (error) {
+    if (!(error instanceof QpdfTrap)) throw error;
+    throw new TaskFailure('invalid-pdf-data', `qpdf could not assemble the pages: its WebAssembly build stopped (${error.reason}); this happens with objects nested more than about 150 levels deep or inputs too large for its memory.`, [
+      { field: sources.length === 1 ? (sources[0] as AssemblySource).field : '(body)', code: 'INVALID_PDF', message: 'qpdf stopped on this input.' },
+    ]);
+  }
+  const output = run.outputs.get(OUTPUT);
+  // 3: success with warnings (a damaged but readable source); the output is whole.
+  if ((run.exitCode === 0 || run.exitCode === 3) && output !== undefined) return output;
+  const culprit = sources.findIndex((_, i) => run.stderr.includes(`/in${i}.pdf`));
+  const source = sources[culprit === -1 ? 0 : culprit] as AssemblySource;
+  const reasons = summarizeMessages(qpdfMessages(run.stderr, `/in${culprit === -1 ? 0 : culprit}.pdf`));
+  throw TaskFailure.content('invalid-pdf-data', source.field, 'INVALID_PDF', `is damaged and cannot be assembled: ${reasons}.`);
+}
+
+/** 0-based indices as qpdf's 1-based page range, consecutive runs written as "a-b" to keep the argument short. */
+export function qpdfRange(pages: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < pages.length; ) {
+    let j = i;
+    while (j + 1 < pages.length && (pages[j + 1] as number) === (pages[j] as number) + 1) j++;
+    const first = (pages[i] as number) + 1;
+    const last = (pages[j] as number) + 1;
+    parts.push(first === last ? String(first) : `${first}-${last}`);
+    i = j + 1;
+  }
+  return parts.join(',');
+}
