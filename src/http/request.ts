@@ -30,6 +30,12 @@ export interface IncomingRequest {
   readonly remoteAddress: string;
   /** More than one Content-Length header (uWS frames by the first; a proxy might use the last). */
   readonly duplicateContentLength: boolean;
+  /**
+   * How many Idempotency-Key header lines the request has: getHeader returns
+   * the first of several, and '' both for an absent and an empty one. Counted
+   * only on requests with a body (the only ones that may carry a key); 0 otherwise.
+   */
+  readonly idempotencyKeys: number;
 }
 
 const decoder = new TextDecoder();
@@ -43,8 +49,14 @@ export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: num
   const params: string[] = [];
   for (let i = 0; i < paramCount; i++) params.push(req.getParameter(i) ?? '');
   let contentLengths = 0;
+  let idempotencyKeys = 0;
   // Counting needs a walk over every header, so only requests with a body pay it.
-  if (headers['content-length'] !== '') req.forEach((name) => void (name === 'content-length' && contentLengths++));
+  if (headers['content-length'] !== '' || headers['transfer-encoding'] !== '') {
+    req.forEach((name) => {
+      if (name === 'content-length') contentLengths++;
+      else if (name === 'idempotency-key') idempotencyKeys++;
+    });
+  }
   return {
     method: req.getMethod().toUpperCase(),
     path: req.getUrl(),
@@ -53,5 +65,6 @@ export function readRequest(req: HttpRequest, res: HttpResponse, paramCount: num
     params,
     remoteAddress: local ? UNIX_SOCKET_ADDRESS : decoder.decode(res.getRemoteAddressAsText()),
     duplicateContentLength: contentLengths > 1,
+    idempotencyKeys,
   };
 }

@@ -18,8 +18,9 @@ export interface JobRoutesDeps {
   readonly apiVersion: string;
 }
 
-/** Printable ASCII, 1-255 characters: what clients use (UUIDs, ULIDs, order numbers) and safe to log. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** Printable ASCII without spaces: what clients use (UUIDs, ULIDs, order numbers) and safe to log. */
+const IDEMPOTENCY_KEY_CHARACTER = /[^\x21-\x7e]/;
+const IDEMPOTENCY_KEY_MAX = 255;
 /** How soon a client should poll again while a job is not finished (seconds). */
 const POLL_AFTER_SECONDS = 1;
 
@@ -67,9 +68,8 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
     async handle(context) {
       const owner = context.principal?.label as string;
       const key = context.request.headers['idempotency-key'];
-      if (key !== '' && !IDEMPOTENCY_KEY.test(key)) {
-        throw new HttpProblem('bad-request', { detail: 'The Idempotency-Key header must be 1-255 printable ASCII characters without spaces.' });
-      }
+      const refusal = checkIdempotencyKey(key, context.request.idempotencyKeys);
+      if (refusal !== undefined) throw new HttpProblem('bad-request', { detail: refusal });
       if (key === '') {
         const job = await accept(context, owner, null);
         return answer(context, 201, job, [['Location', `/api/v1/jobs/${job.id}`]]);
@@ -162,4 +162,25 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
       },
     },
   ];
+}
+
+/**
+ * Why an Idempotency-Key cannot be used, or undefined when it can (or none was
+ * sent). Refused rather than guessed at: an empty key, two keys (which one would
+ * a proxy have meant?), or characters a log or another node might read
+ * differently. uWS trims bytes above 0x7f at either end of a header value along
+ * with whitespace (a signed-char comparison), so "café" arrives as "caf": only
+ * such bytes inside a key can be seen and refused (README, Jobs).
+ */
+export function checkIdempotencyKey(key: string, lines: number): string | undefined {
+  const expected = `send one Idempotency-Key of 1-${IDEMPOTENCY_KEY_MAX} printable ASCII characters without spaces (a UUID, say), or none`;
+  if (lines > 1) return `The request has ${lines} Idempotency-Key headers; ${expected}.`;
+  if (lines === 1 && key === '') return `The Idempotency-Key header is empty; ${expected}.`;
+  if (key.length > IDEMPOTENCY_KEY_MAX) return `The Idempotency-Key is ${key.length} characters long; ${expected}.`;
+  const bad = IDEMPOTENCY_KEY_CHARACTER.exec(key);
+  if (bad !== null) {
+    const code = bad[0].charCodeAt(0).toString(16).padStart(2, '0');
+    return `The Idempotency-Key has a character outside printable ASCII (0x${code}) at position ${bad.index + 1}; ${expected}.`;
+  }
+  return undefined;
 }
