@@ -3,11 +3,11 @@
 // Every problem is collected and reported at once (fastify's
 // initial-config-validation does the same), so an operator fixes a bad
 // deployment in one round instead of one variable per restart.
-import { availableParallelism } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { availableParallelism, hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { TIERS, type Tier } from './auth/tiers.js';
-import { newNodeId } from './store/nodes.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -229,4 +229,12 @@ function fromEnv(env: Env): Config {
     // The accelerator spec (section 8): the enterprise limit, "with an independent limit per tenant".
     tenantRpm: env.PLATEN_TENANT_RPM ?? env.PLATEN_ENTERPRISE_RPM,
   };
+}
+
+/**
+ * The default PLATEN_NODE_ID: unique when several processes share a host.
+ * Made here, not by the node registry, so the configuration depends on nothing above it.
+ */
+function newNodeId(): string {
+  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }

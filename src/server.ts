@@ -91,7 +91,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   const approvals =
     approvalStore === undefined
       ? undefined
-      : new ApprovalGate({ store: approvalStore, operations: new Set(config.approvalRequired), ttlMs: config.approvalTtlMs, apiVersion: config.version });
+      : new ApprovalGate({ store: approvalStore, operations: new Set(config.approvalRequired), ttlMs: config.approvalTtlMs });
 
   const lifecycle = new Lifecycle();
   const health = new Health(pool, keys, lifecycle, config.version, config.edition, backends.mode, backends.redis);

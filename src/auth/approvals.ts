@@ -11,14 +11,12 @@
 //      it runs, once. Pending: 409 approval-pending. Denied: 403
 //      capability-denied. Another body, path or method: 403. Already spent:
 //      409 approval-used.
+//
+// This module decides; it knows no HTTP. The pipeline stage that asks it and
+// turns its decisions into answers (202, 403, 404, 409) is
+// src/http/approval-stage.ts.
 import { randomBytes } from 'node:crypto';
-import { accelJson, renderEnvelope } from '../http/envelope.js';
-import { HttpProblem } from '../http/problem.js';
-import type { MountedRoute, RouteContext, RouteResult } from '../http/route.js';
 import type { ApprovalRecord, ApprovalStore } from '../store/approvals.js';
-
-/** How soon a client should ask again while its approval is pending (seconds). */
-const PENDING_RETRY_SECONDS = 5;
 
 export interface ApprovalGateOptions {
   readonly store: ApprovalStore;
@@ -26,68 +24,79 @@ export interface ApprovalGateOptions {
   readonly operations: ReadonlySet<string>;
   /** An approval is forgotten this long after it was requested, whatever its state. */
   readonly ttlMs: number;
-  readonly apiVersion: string;
 }
+
+/** One call of a gated operation, as the gate needs to see it. */
+export interface GatedCall {
+  /** The caller's key label. */
+  readonly owner: string;
+  readonly operation: string;
+  readonly method: string;
+  readonly path: string;
+  /** SHA-256 (hex) of the body; undefined for a call without one. */
+  readonly bodySha256: string | undefined;
+  /** The `Approval-Id` header; '' when the call carries none. */
+  readonly approvalId: string;
+  /** The body, read only when an approval request is created (it is kept for the approver). */
+  readonly body: () => Uint8Array;
+}
+
+/** Why a call with an `Approval-Id` may not run. */
+export type ApprovalRefusal =
+  /** No such approval for this owner (or it expired). */
+  | 'unknown'
+  /** The approval is for another method or path. */
+  | 'other-call'
+  /** The approval covers another body. */
+  | 'other-body'
+  | 'pending'
+  | 'denied'
+  /** Spent already (or by a call racing this one). */
+  | 'used';
+
+export type ApprovalDecision =
+  /** The call carried no approval: one was requested; the call does not run. */
+  | { readonly kind: 'requested'; readonly approval: ApprovalRecord }
+  | { readonly kind: 'refused'; readonly reason: ApprovalRefusal; readonly approval?: ApprovalRecord }
+  /** Approved and now spent: run the call (and `restore` it if the call is refused before any work). */
+  | { readonly kind: 'granted'; readonly approval: ApprovalRecord };
 
 export class ApprovalGate {
   constructor(private readonly options: ApprovalGateOptions) {}
 
-  gates(route: MountedRoute): boolean {
-    return route.operation !== undefined && this.options.operations.has(route.operation);
+  gates(operation: string | undefined): boolean {
+    return operation !== undefined && this.options.operations.has(operation);
   }
 
-  /** Runs `handle` when the call carries a usable approval of itself; answers with the approval's state otherwise. */
-  async run(route: MountedRoute, context: RouteContext, handle: () => RouteResult | Promise<RouteResult>): Promise<RouteResult> {
+  async decide(call: GatedCall): Promise<ApprovalDecision> {
     const { store } = this.options;
-    const owner = (context.principal as NonNullable<RouteContext['principal']>).label;
-    const sha256 = context.body.sha256 ?? EMPTY_SHA256;
-    const id = context.request.headers['approval-id'];
-    if (id === '') return this.#request(route, context, owner, sha256);
+    const sha256 = call.bodySha256 ?? EMPTY_SHA256;
+    if (call.approvalId === '') return { kind: 'requested', approval: await this.#request(call, sha256) };
 
-    const approval = await store.get(id);
-    if (approval === undefined || approval.owner !== owner) {
-      throw new HttpProblem('not-found', { detail: 'There is no such approval for this key (approvals are forgotten after PLATEN_APPROVAL_TTL_S); send the call without Approval-Id to request a new one.' });
-    }
-    if (approval.method !== context.request.method || approval.path !== context.request.path) {
-      throw new HttpProblem('capability-denied', { detail: `This approval is for ${approval.method} ${approval.path}, not for this call.` });
-    }
-    if (approval.bodySha256 !== sha256) {
-      throw new HttpProblem('capability-denied', { detail: 'The body differs from the one that was submitted for approval; an approval covers exactly one body.' });
-    }
-    switch (approval.status) {
-      case 'pending':
-        throw new HttpProblem('approval-pending', { detail: 'The approval is still pending; repeat the call once an approver has decided.', retryAfter: PENDING_RETRY_SECONDS });
-      case 'denied':
-        throw new HttpProblem('capability-denied', { detail: `An approver denied this call${approval.reason === null ? '' : `: ${approval.reason}`}.` });
-      case 'used':
-        throw new HttpProblem('approval-used', { detail: 'This approval was already spent on one run of the call; request a new one by sending the call without Approval-Id.' });
-      case 'approved':
-        break;
-    }
+    const approval = await store.get(call.approvalId);
+    if (approval === undefined || approval.owner !== call.owner) return { kind: 'refused', reason: 'unknown' };
+    if (approval.method !== call.method || approval.path !== call.path) return { kind: 'refused', reason: 'other-call', approval };
+    if (approval.bodySha256 !== sha256) return { kind: 'refused', reason: 'other-body', approval };
+    if (approval.status !== 'approved') return { kind: 'refused', reason: approval.status, approval };
     // Spent before the work starts, atomically: two calls racing with one approval run once.
-    if ((await store.transition(id, 'approved', { status: 'used', usedAt: new Date().toISOString() })) === undefined) {
-      throw new HttpProblem('approval-used', { detail: 'This approval was already spent on one run of the call; request a new one by sending the call without Approval-Id.' });
-    }
-    try {
-      return await handle();
-    } catch (error) {
-      // Refused before any work was done (pool full, shutting down, store down): the approval stays usable.
-      if (error instanceof HttpProblem && (error.slug === 'worker-pool-exhausted' || error.slug === 'shutting-down' || error.slug === 'store-unavailable')) {
-        await store.transition(id, 'used', { status: 'approved', usedAt: null });
-      }
-      throw error;
-    }
+    const spent = await store.transition(approval.id, 'approved', { status: 'used', usedAt: new Date().toISOString() });
+    return spent === undefined ? { kind: 'refused', reason: 'used', approval } : { kind: 'granted', approval: spent };
   }
 
-  async #request(route: MountedRoute, context: RouteContext, owner: string, sha256: string): Promise<RouteResult> {
+  /** Makes a granted approval usable again: the call was refused before any work was done (pool full, shutting down, store down). */
+  async restore(approval: ApprovalRecord): Promise<void> {
+    await this.options.store.transition(approval.id, 'used', { status: 'approved', usedAt: null });
+  }
+
+  async #request(call: GatedCall, sha256: string): Promise<ApprovalRecord> {
     const now = Date.now();
     const approval: ApprovalRecord = {
       id: `apr_${randomBytes(12).toString('hex')}`,
-      owner,
+      owner: call.owner,
       status: 'pending',
-      operation: route.operation as string,
-      method: context.request.method,
-      path: context.request.path,
+      operation: call.operation,
+      method: call.method,
+      path: call.path,
       bodySha256: sha256,
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + this.options.ttlMs).toISOString(),
@@ -96,19 +105,8 @@ export class ApprovalGate {
       reason: null,
       usedAt: null,
     };
-    // Copied: the request's buffer may be transferred to a worker later.
-    await this.options.store.create(approval, new Uint8Array(context.body.buffer, 0, context.body.length).slice());
-    const data = approvalView(approval);
-    const meta = { requestId: context.requestId, receivedAt: context.receivedAt, apiVersion: this.options.apiVersion };
-    return {
-      status: 202,
-      mediaType: 'application/json',
-      body: route.family === 'accel' ? accelJson(data, meta) : renderEnvelope(JSON.stringify(data), meta),
-      headers: [
-        ['Location', approvalUrl(approval.id)],
-        ['Approval-Id', approval.id],
-      ],
-    };
+    await this.options.store.create(approval, call.body());
+    return approval;
   }
 }
 

@@ -10,6 +10,7 @@
 // every write after an await is corked (Reply.send); no exception escapes.
 import { tierIncludes } from '../auth/tiers.js';
 import { DependencyUnavailable } from '../unavailable.js';
+import { runApproved } from './approval-stage.js';
 import { BodyError, declaredLength, readBody, type Body } from './body.js';
 import { ClientGone, crashed, openExchange, type Exchange, type PipelineDeps } from './exchange.js';
 import { HttpProblem } from './problem.js';
@@ -82,7 +83,7 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
     }
     if (!hasBody) return missingBody(x);
     x.bodyPending = true;
-    const fingerprint = route.fingerprint?.(request) === true || deps.approvals?.gates(route) === true;
+    const fingerprint = route.fingerprint?.(request) === true || deps.approvals?.gates(route.operation) === true;
     body = readBody(res, declared, config.maxBodyBytes, x.reply.signal, fingerprint);
     // Settled in finish(); this keeps an early rejection from being reported as unhandled.
     body.catch(() => undefined);
@@ -124,7 +125,10 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
       timings: x.timings,
     };
     const { approvals } = deps;
-    const result = approvals?.gates(route) === true ? await approvals.run(route, context, () => route.handle(context)) : await route.handle(context);
+    const result =
+      approvals?.gates(route.operation) === true
+        ? await runApproved(approvals, route, context, deps.config.version, () => route.handle(context))
+        : await route.handle(context);
     x.respond(result);
   } catch (error) {
     if (x.reply.aborted || error instanceof ClientGone) return x.abandoned();

@@ -1,8 +1,7 @@
 // The cluster's nodes for GET /v1/cluster/status. In the embedded mode the
 // cluster is this one process; in the multi-node mode every node writes a
 // heartbeat to Redis (src/store/redis/nodes.ts) and any node lists them all.
-import { cpus, hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
 
 export interface ClusterNode {
   readonly node_id: string;
@@ -27,11 +26,6 @@ export interface NodeProbe {
   activeJobs(): number;
   /** False while the pool's circuit breaker is not closed. */
   healthy(): boolean;
-}
-
-/** A node id that stays unique when several processes share a host. */
-export function newNodeId(): string {
-  return `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
 /** Samples this process: CPU use since the previous sample, as a share of all cores, and resident memory. */
