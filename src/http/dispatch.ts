@@ -3,10 +3,9 @@
 // over (transferred) to the worker.
 import type { AccelFailureCode, OptionsOf, TaskName, ValueOf } from '../../workers/protocol.js';
 import type { WorkerPool } from '../pool/pool.js';
-import { ClientGone } from './exchange.js';
 import { HttpProblem, type Slug } from './problem.js';
 import type { Body } from './body.js';
-import type { RouteContext } from './route.js';
+import { ClientGone, type RouteContext } from './route.js';
 
 /**
  * `options` are what workers/protocol.ts's TaskMap says the task takes.

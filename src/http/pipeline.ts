@@ -12,14 +12,15 @@ import { tierIncludes } from '../auth/tiers.js';
 import { DependencyUnavailable } from '../unavailable.js';
 import { runApproved } from './approval-stage.js';
 import { BodyError, declaredLength, readBody, type Body } from './body.js';
-import { ClientGone, crashed, openExchange, type Exchange, type PipelineDeps } from './exchange.js';
+import type { PipelineDeps } from './pipeline-deps.js';
+import { crashed, openExchange, type Exchange } from './request-exchange.js';
 import { HttpProblem } from './problem.js';
 import type { LimitVerdict } from './rate-limit.js';
 import { checkTenant } from './tenant.js';
-import { EMPTY_BODY, type MountedRoute, type RouteContext } from './route.js';
+import { ClientGone, EMPTY_BODY, type MountedRoute, type RouteContext } from './route.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
-export type { PipelineDeps } from './exchange.js';
+export type { PipelineDeps } from './pipeline-deps.js';
 
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 

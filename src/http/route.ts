@@ -63,3 +63,11 @@ export interface RouteResult {
 }
 
 export const EMPTY_BODY: Body = Object.freeze({ buffer: new ArrayBuffer(0), length: 0 });
+
+/** Thrown by a route when the client went away mid-task: nothing to answer. */
+export class ClientGone extends Error {
+  constructor() {
+    super('client gone');
+    this.name = 'ClientGone';
+  }
+}

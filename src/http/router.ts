@@ -6,7 +6,7 @@
 // Everything else is 404 not-found, in the flavour of the API whose routes
 // share the path's first segment. uWS gives `any` handlers lower priority
 // than method handlers on the same pattern, which is what makes this work.
-import { crashed, openExchange, type Exchange } from './exchange.js';
+import { crashed, openExchange, type Exchange } from './request-exchange.js';
 import { routeHandler, type PipelineDeps } from './pipeline.js';
 import type { ApiFamily } from './problem.js';
 import type { MountedRoute } from './route.js';

@@ -1,5 +1,5 @@
 // Per-route request counts and durations, recorded once per request when its
-// exchange completes (src/http/exchange.ts) and read by the exposition at
+// exchange completes (src/http/request-exchange.ts) and read by the exposition at
 // scrape time. The hot path is one Map lookup on the route's path (the same
 // string object every time), one Map update and one bucket walk: no label
 // objects, no strings built per request (see buckets.ts for the measurement).

@@ -3,9 +3,8 @@
 // n-th request, through the real pipeline (auth, limits, problem documents,
 // the accelerator's envelope), and records what it was sent.
 import { accelJson } from '../../src/http/envelope.js';
-import { ClientGone } from '../../src/http/exchange.js';
 import { HttpProblem } from '../../src/http/problem.js';
-import { routeGroup, type Method, type MountedRoute, type Route, type RouteContext, type RouteResult } from '../../src/http/route.js';
+import { ClientGone, routeGroup, type Method, type MountedRoute, type Route, type RouteContext, type RouteResult } from '../../src/http/route.js';
 import type { Tier } from '../../src/auth/tiers.js';
 
 export interface Seen {

@@ -1,52 +1,19 @@
-// One request and its answer: what was read from uWS, the response written
-// through Reply, and the single completion log line (request id, route,
-// status, client, bytes, queue and task time; 5xx at error, the rest at info,
-// as fastify's log-controller does), recorded for /metrics at the same
-// moment when metrics are on. The exchange completes when its answer
+// One request and its answer (an exchange): what was read from uWS, the
+// response written through Reply, and the single completion log line
+// (request id, route, status, client, bytes, queue and task time; 5xx at
+// error, the rest at info, as fastify's log-controller does), recorded for
+// /metrics at the same moment when metrics are on. The exchange completes when its answer
 // has reached the socket or the client has gone, never earlier: shutdown
 // waits for that.
 import { performance } from 'node:perf_hooks';
-import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import type { ApprovalGate } from '../auth/approvals.js';
-import type { KeyStore, Principal } from '../auth/key-store.js';
-import type { RequestStats } from '../metrics/request-stats.js';
-import type { Cors } from './cors.js';
-import type { Lifecycle } from './lifecycle.js';
+import type { Principal } from '../auth/key-store.js';
+import type { PipelineDeps } from './pipeline-deps.js';
 import { PROBLEMS, problemBody, type ApiFamily, type ProblemInit, type Slug } from './problem.js';
-import type { RateLimits } from './rate-limit.js';
 import { Reply } from './reply.js';
 import { readRequest, type IncomingRequest } from './request.js';
 import { requestIdFor } from './request-id.js';
 import type { RouteResult } from './route.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
-
-export interface PipelineDeps {
-  readonly config: Config;
-  readonly keys: KeyStore;
-  readonly limits: RateLimits;
-  readonly cors: Cors;
-  readonly logger: Logger;
-  readonly lifecycle: Lifecycle;
-  /** The human-in-the-loop gate, when PLATEN_APPROVAL_REQUIRED lists operations. */
-  readonly approvals?: ApprovalGate;
-  /**
-   * Requests arrive on the sidecar's Unix socket: they are local, so the
-   * per-address and per-client rate limits do not apply (accelerator spec,
-   * section 8: "core: unlimited (local socket)"). Authentication still does.
-   */
-  readonly local?: boolean;
-  /** Per-route counts and durations for /metrics; undefined when metrics are off (nothing is recorded). */
-  readonly requestStats?: RequestStats;
-}
-
-/** Thrown by a route when the client went away mid-task: nothing to answer. */
-export class ClientGone extends Error {
-  constructor() {
-    super('client gone');
-    this.name = 'ClientGone';
-  }
-}
 
 /** Headers on every response (OWASP REST Security Cheat Sheet: no caching of API answers, no sniffing). */
 const COMMON_HEADERS: ReadonlyArray<readonly [string, string]> = [
