@@ -1,6 +1,6 @@
 # A thin layer over the npm scripts (STYLE.md). `make run` and `make test`
 # work on a fresh Debian 12 machine with Node 20 and npm.
-.PHONY: install build run test bench tools clean
+.PHONY: install build run test bench tools clean corpus-tables
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -26,6 +26,11 @@ test: build tools
 
 bench: build
 	npm run bench
+
+# Table agreement with camelot's CSVs on ../shared/corpus/tables/ (README
+# "Table detection"); the corpus is not shipped, so this is not part of `make test`.
+corpus-tables: build
+	node dist/bench/corpus-tables.js $(CURDIR)/../shared/corpus/tables/
 
 clean:
 	rm -rf dist node_modules

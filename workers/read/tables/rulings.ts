@@ -4,46 +4,47 @@
 // strokes), with the current transformation matrix applied so lines inside
 // `cm` and form XObjects land where they are displayed.
 //
-// The operator codes come in as an argument (the pdf.js seam passes its
-// OPS table), so this module stays free of pdf.js and tests can feed it
-// hand-made operator lists.
+// The operator codes come with the operator list (the reader's seam passes
+// pdf.js's OPS table), so this module stays free of pdf.js and tests can
+// feed it hand-made operator lists.
+import type { Operators } from '../types.js';
 import type { Segment } from './types.js';
 
 /** [a, b, c, d, e, f]: x' = a x + c y + e, y' = b x + d y + f (PDF 32000-1, 8.3.3). */
 export type Matrix = readonly [number, number, number, number, number, number];
 
-export interface OperatorList {
-  readonly fnArray: ArrayLike<number>;
-  readonly argsArray: readonly unknown[];
-}
+const OPERATORS = [
+  'save',
+  'restore',
+  'transform',
+  'constructPath',
+  'paintFormXObjectBegin',
+  'paintFormXObjectEnd',
+  'stroke',
+  'closeStroke',
+  'fill',
+  'eoFill',
+  'fillStroke',
+  'eoFillStroke',
+  'closeFillStroke',
+  'closeEOFillStroke',
+  // pdf.js turns every fill colour (gray, RGB, CMYK) into this, with a "#rrggbb" argument.
+  'setFillRGBColor',
+] as const;
 
-/** The numeric codes of the operators this walk understands. */
-export interface GraphicsCodes {
-  readonly save: number;
-  readonly restore: number;
-  readonly transform: number;
-  readonly constructPath: number;
-  readonly paintFormXObjectBegin: number;
-  readonly paintFormXObjectEnd: number;
-  readonly stroke: number;
-  readonly closeStroke: number;
-  readonly fill: number;
-  readonly eoFill: number;
-  readonly fillStroke: number;
-  readonly eoFillStroke: number;
-  readonly closeFillStroke: number;
-  readonly closeEOFillStroke: number;
-  /** pdf.js turns every fill colour (gray, RGB, CMYK) into this, with a "#rrggbb" argument. */
-  readonly setFillRGBColor: number;
-}
+const PATH_COMMANDS = ['moveTo', 'lineTo', 'curveTo', 'quadraticCurveTo', 'closePath'] as const;
 
-/** The path commands inside a constructPath's flat Float32Array (pdf.js DrawOPS). */
-export interface PathCodes {
-  readonly moveTo: number;
-  readonly lineTo: number;
-  readonly curveTo: number;
-  readonly quadraticCurveTo: number;
-  readonly closePath: number;
+type Codes<Names extends readonly string[]> = { readonly [K in Names[number]]: number };
+
+function codes<Names extends readonly string[]>(table: Readonly<Record<string, number>>, names: Names): Codes<Names> {
+  const out: Record<string, number> = {};
+  for (const name of names) {
+    const code = table[name];
+    // The reader's seam hands over pdf.js's own tables: a missing name is a bug, not bad input.
+    if (code === undefined) throw new Error(`the operator table has no ${name}`);
+    out[name] = code;
+  }
+  return out as Codes<Names>;
 }
 
 /**
@@ -74,20 +75,18 @@ export function multiply(m: Matrix, n: Matrix): Matrix {
   ];
 }
 
-function apply(m: Matrix, x: number, y: number): [number, number] {
-  return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
-}
-
 function isMatrix(value: unknown): value is Matrix {
   return Array.isArray(value) || ArrayBuffer.isView(value) ? (value as ArrayLike<unknown>).length === 6 : false;
 }
 
 /**
- * The page's axis-aligned ruling segments, in the coordinates `pageTransform`
- * maps PDF user space to (the reader passes its top-left, y-down viewport
- * transform, which also turns pages with /Rotate as displayed).
+ * The page's axis-aligned ruling segments, in page coordinates (the
+ * reader's `toPage` maps PDF user space to the page as displayed, /Rotate
+ * included).
  */
-export function rulingSegments(list: OperatorList, ops: GraphicsCodes, draw: PathCodes, pageTransform: Matrix): Segment[] {
+export function rulingSegments(operators: Operators): Segment[] {
+  const ops = codes(operators.ops, OPERATORS);
+  const draw = codes(operators.drawOps, PATH_COMMANDS);
   const segments: Segment[] = [];
   const boxes: ShadedBox[] = [];
   const stack: { ctm: Matrix; fill: string }[] = [];
@@ -95,9 +94,10 @@ export function rulingSegments(list: OperatorList, ops: GraphicsCodes, draw: Pat
   let fill = '#000000';
   const strokes = new Set([ops.stroke, ops.closeStroke, ops.fillStroke, ops.eoFillStroke, ops.closeFillStroke, ops.closeEOFillStroke]);
   const fills = new Set([ops.fill, ops.eoFill]);
-  for (let i = 0; i < list.fnArray.length && segments.length < MAX_SEGMENTS; i++) {
-    const fn = list.fnArray[i];
-    const args = list.argsArray[i] as unknown[] | null;
+  const { fnArray, argsArray } = operators;
+  for (let i = 0; i < fnArray.length && segments.length < MAX_SEGMENTS; i++) {
+    const fn = fnArray[i];
+    const args = argsArray[i] as unknown[] | null;
     if (fn === ops.save) stack.push({ ctm, fill });
     else if (fn === ops.restore || fn === ops.paintFormXObjectEnd) ({ ctm, fill } = stack.pop() ?? { ctm: IDENTITY, fill: '#000000' });
     else if (fn === ops.transform && args && args.length === 6) ctm = multiply(args as unknown as Matrix, ctm);
@@ -109,7 +109,8 @@ export function rulingSegments(list: OperatorList, ops: GraphicsCodes, draw: Pat
       const paint = args[0] as number;
       const data = (args[1] as unknown[] | undefined)?.[0];
       if (!(data instanceof Float32Array) && !Array.isArray(data)) continue;
-      const toPage = multiply(ctm, pageTransform);
+      const m = ctm;
+      const toPage = (x: number, y: number) => operators.toPage(m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]);
       if (strokes.has(paint)) strokePieces(data, draw, toPage, segments);
       else if (fills.has(paint)) filledRectangles(data, draw, toPage, fill, segments, boxes);
     }
@@ -117,6 +118,9 @@ export function rulingSegments(list: OperatorList, ops: GraphicsCodes, draw: Pat
   segments.push(...visibleEdges(boxes.slice(0, MAX_BOXES)));
   return segments.slice(0, MAX_SEGMENTS);
 }
+
+type PathCodes = Codes<typeof PATH_COMMANDS>;
+type ToPage = (x: number, y: number) => readonly [number, number];
 
 /** Walks a flat path, handing over each straight run of points (a closed one ends where it began). */
 function eachSubpath(data: ArrayLike<number>, draw: PathCodes, onSubpath: (points: number[]) => void): void {
@@ -148,11 +152,11 @@ function eachSubpath(data: ArrayLike<number>, draw: PathCodes, onSubpath: (point
   flush();
 }
 
-function strokePieces(data: ArrayLike<number>, draw: PathCodes, m: Matrix, out: Segment[]): void {
+function strokePieces(data: ArrayLike<number>, draw: PathCodes, toPage: ToPage, out: Segment[]): void {
   eachSubpath(data, draw, (points) => {
     for (let k = 0; k + 3 < points.length; k += 2) {
-      const [x1, y1] = apply(m, points[k] as number, points[k + 1] as number);
-      const [x2, y2] = apply(m, points[k + 2] as number, points[k + 3] as number);
+      const [x1, y1] = toPage(points[k] as number, points[k + 1] as number);
+      const [x2, y2] = toPage(points[k + 2] as number, points[k + 3] as number);
       pushAxisAligned(x1, y1, x2, y2, out);
     }
   });
@@ -174,7 +178,7 @@ const MAX_BOXES = 2_000;
  * becomes its centre line; a larger one in a colour other than white is
  * kept as a shaded box.
  */
-function filledRectangles(data: ArrayLike<number>, draw: PathCodes, m: Matrix, colour: string, out: Segment[], boxes: ShadedBox[]): void {
+function filledRectangles(data: ArrayLike<number>, draw: PathCodes, toPage: ToPage, colour: string, out: Segment[], boxes: ShadedBox[]): void {
   eachSubpath(data, draw, (points) => {
     const n = points.length / 2;
     if (n < 4 || n > 5) return;
@@ -182,15 +186,17 @@ function filledRectangles(data: ArrayLike<number>, draw: PathCodes, m: Matrix, c
     let top = Infinity;
     let right = -Infinity;
     let bottom = -Infinity;
+    const corners: (readonly [number, number])[] = [];
     for (let k = 0; k < points.length; k += 2) {
-      const [x, y] = apply(m, points[k] as number, points[k + 1] as number);
+      const [x, y] = toPage(points[k] as number, points[k + 1] as number);
+      corners.push([x, y]);
       left = Math.min(left, x);
       right = Math.max(right, x);
       top = Math.min(top, y);
       bottom = Math.max(bottom, y);
     }
     // Every corner must sit on the box: a rotated or irregular shape is not a rule.
-    if (!isBoxOutline(points, m, left, top, right, bottom)) return;
+    if (!isBoxOutline(corners, left, top, right, bottom)) return;
     const width = right - left;
     const height = bottom - top;
     if (height <= RULE_THICKNESS && width > height) out.push({ x1: left, y1: (top + bottom) / 2, x2: right, y2: (top + bottom) / 2 });
@@ -226,9 +232,8 @@ function visibleEdges(boxes: readonly ShadedBox[]): Segment[] {
   return out;
 }
 
-function isBoxOutline(points: number[], m: Matrix, left: number, top: number, right: number, bottom: number): boolean {
-  for (let k = 0; k < points.length; k += 2) {
-    const [x, y] = apply(m, points[k] as number, points[k + 1] as number);
+function isBoxOutline(corners: readonly (readonly [number, number])[], left: number, top: number, right: number, bottom: number): boolean {
+  for (const [x, y] of corners) {
     const onX = Math.abs(x - left) <= AXIS_TOLERANCE || Math.abs(x - right) <= AXIS_TOLERANCE;
     const onY = Math.abs(y - top) <= AXIS_TOLERANCE || Math.abs(y - bottom) <= AXIS_TOLERANCE;
     if (!onX || !onY) return false;
