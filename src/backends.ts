@@ -37,8 +37,18 @@ export interface Backends {
   close(): Promise<void>;
 }
 
-export async function openBackends(config: Config, pool: WorkerPool, logger: Logger, address: () => string): Promise<Backends> {
-  const execute = { pool, timeoutMs: config.jobTimeoutMs, maxPages: config.maxPages };
+/**
+ * `weightOf` gives a job owner's share when clients' jobs contend (its key's
+ * weight, else its tier's); the runners schedule by it.
+ */
+export async function openBackends(
+  config: Config,
+  pool: WorkerPool,
+  logger: Logger,
+  address: () => string,
+  weightOf: (owner: string) => number,
+): Promise<Backends> {
+  const execute = { pool, timeoutMs: config.jobTimeoutMs, maxPages: config.maxPages, weightOf };
   const sampler = (runner: () => JobExecutor) =>
     new NodeSampler(config.nodeId, address, { activeJobs: () => runner().activeJobs, healthy: () => pool.stats.breaker === 'closed' });
 

@@ -40,6 +40,11 @@ const EnvSchema = v.object({
   PLATEN_API_KEYS_RELOAD_MS: v.optional(integer(50, 3_600_000), '1000'),
   PLATEN_WORKERS: v.optional(integer(1, 256), String(cores)),
   PLATEN_MAX_QUEUE: v.optional(integer(0, 100_000)),
+  PLATEN_QUEUE_TARGET_MS: v.optional(integer(1, 600_000), '10'),
+  PLATEN_QUEUE_INTERVAL_MS: v.optional(integer(1, 600_000), '100'),
+  PLATEN_CORE_WEIGHT: v.optional(integer(1, 1000), '1'),
+  PLATEN_PRO_WEIGHT: v.optional(integer(1, 1000), '1'),
+  PLATEN_ENTERPRISE_WEIGHT: v.optional(integer(1, 1000), '1'),
   PLATEN_TIMEOUT_MS: v.optional(integer(100, 3_600_000), '60000'),
   PLATEN_WORKER_MEMORY_MB: v.optional(integer(64, 65_536), '512'),
   PLATEN_MAX_BODY_BYTES: v.optional(integer(1024, 2 ** 31), String(64 * 1024 * 1024)),
@@ -102,6 +107,12 @@ export interface Config {
   readonly apiKeysReloadMs: number;
   readonly workers: number;
   readonly maxQueue: number;
+  /** Once the queue is standing, a task is admitted only if its expected wait is within this (CoDel's target). */
+  readonly queueTargetMs: number;
+  /** Waits above the target for this long mean the queue is standing (CoDel's interval). */
+  readonly queueIntervalMs: number;
+  /** Each tier's share of the pool and of the job runner when clients contend; a key's `weight` overrides it. */
+  readonly weightByTier: Readonly<Record<Tier, number>>;
   readonly timeoutMs: number;
   readonly workerMemoryMb: number;
   readonly maxBodyBytes: number;
@@ -117,7 +128,7 @@ export interface Config {
   /** Where the embedded mode keeps job records, request bodies and results. */
   readonly dataDir: string;
   readonly jobRetentionMs: number;
-  /** Jobs running at once; below the worker count so a backlog never starves synchronous renders. */
+  /** Jobs handed to the pool at once (as background tasks, which never take a thread a synchronous task waits for). */
   readonly jobConcurrency: number;
   readonly jobTimeoutMs: number;
   readonly sessionsEnabled: boolean;
@@ -194,6 +205,9 @@ function fromEnv(env: Env): Config {
     // Four waiting tasks per thread keeps every thread fed between
     // completions without letting latency grow unbounded under overload.
     maxQueue: env.PLATEN_MAX_QUEUE ?? env.PLATEN_WORKERS * 4,
+    queueTargetMs: env.PLATEN_QUEUE_TARGET_MS,
+    queueIntervalMs: env.PLATEN_QUEUE_INTERVAL_MS,
+    weightByTier: Object.freeze({ core: env.PLATEN_CORE_WEIGHT, pro: env.PLATEN_PRO_WEIGHT, enterprise: env.PLATEN_ENTERPRISE_WEIGHT }),
     timeoutMs: env.PLATEN_TIMEOUT_MS,
     workerMemoryMb: env.PLATEN_WORKER_MEMORY_MB,
     maxBodyBytes: env.PLATEN_MAX_BODY_BYTES,
@@ -207,7 +221,8 @@ function fromEnv(env: Env): Config {
     maxPages: env.PLATEN_MAX_PAGES,
     dataDir: env.PLATEN_DATA_DIR,
     jobRetentionMs: env.PLATEN_JOB_RETENTION_S * 1000,
-    jobConcurrency: env.PLATEN_JOB_CONCURRENCY ?? Math.max(1, env.PLATEN_WORKERS - 1),
+    // Twice the threads: one job's store writes overlap another's render, so jobs alone keep every thread busy.
+    jobConcurrency: env.PLATEN_JOB_CONCURRENCY ?? env.PLATEN_WORKERS * 2,
     jobTimeoutMs: env.PLATEN_JOB_TIMEOUT_MS,
     sessionsEnabled: env.PLATEN_SESSIONS_ENABLED,
     sessionIdleMs: env.PLATEN_SESSION_IDLE_S * 1000,

@@ -41,6 +41,8 @@ export interface ServerOptions {
   readonly extraRoutes?: readonly MountedRoute[];
   /** The circuit breaker's clock; tests pass their own to step through its cooldown without waiting. */
   readonly breakerNow?: () => number;
+  /** The pool scheduler's monotonic clock in ms; tests pass their own to make a queue standing without waiting. */
+  readonly schedulerNow?: () => number;
 }
 
 export interface RunningServer {
@@ -79,13 +81,21 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     breakerThreshold: BREAKER_THRESHOLD,
     breakerCooldownMs: BREAKER_COOLDOWN_MS,
     breakerNow: options.breakerNow,
+    queueTargetMs: config.queueTargetMs,
+    queueIntervalMs: config.queueIntervalMs,
+    tierWeights: config.weightByTier,
+    schedulerNow: options.schedulerNow,
     workerData: options.workerData,
   });
 
   await pool.warm();
 
   let port = config.port;
-  const backends = await openBackends(config, pool, logger, () => `${config.host}:${port}`);
+  const weightOf = (owner: string) => {
+    const principal = keys.byLabel(owner);
+    return principal === undefined ? 1 : pool.client(principal).weight;
+  };
+  const backends = await openBackends(config, pool, logger, () => `${config.host}:${port}`, weightOf);
   const { jobs, runner, idempotency, sessions, approvals: approvalStore } = backends;
   // The approval flow exists only when some operation needs approval.
   const approvals =

@@ -18,6 +18,8 @@ export interface Principal {
   readonly rpm: number | undefined;
   /** Maximum active sessions; undefined means the server default. */
   readonly sessions: number | undefined;
+  /** Share of the worker pool and the job runner when clients contend; undefined means the tier's weight. */
+  readonly weight: number | undefined;
   readonly tenant: string | undefined;
   readonly roles: ReadonlySet<string>;
 }
@@ -58,12 +60,13 @@ export function parseKeyEntry(entry: string): EntryResult {
   };
 }
 
-type Attributes = Pick<Principal, 'rpm' | 'sessions' | 'tenant' | 'roles'>;
+type Attributes = Pick<Principal, 'rpm' | 'sessions' | 'weight' | 'tenant' | 'roles'>;
 
 function parseAttributes(text: string): Attributes | string {
   const attributes: { -readonly [K in keyof Attributes]: Attributes[K] } = {
     rpm: undefined,
     sessions: undefined,
+    weight: undefined,
     tenant: undefined,
     roles: new Set(),
   };
@@ -80,6 +83,10 @@ function parseAttributes(text: string): Attributes | string {
         attributes[name] = Number(value);
         break;
       }
+      case 'weight':
+        if (!/^\d{1,4}$/.test(value) || Number(value) < 1 || Number(value) > 1000) return 'attribute weight must be a whole number from 1 to 1000';
+        attributes.weight = Number(value);
+        break;
       case 'tenant':
         if (!TOKEN_PATTERN.test(value)) return 'attribute tenant must be 1-128 of A-Z a-z 0-9 . _ -';
         attributes.tenant = value;
@@ -92,7 +99,7 @@ function parseAttributes(text: string): Attributes | string {
         break;
       }
       default:
-        return `unknown attribute "${name.slice(0, 32)}" (known: rpm, sessions, tenant, roles)`;
+        return `unknown attribute "${name.slice(0, 32)}" (known: rpm, sessions, weight, tenant, roles)`;
     }
   }
   return attributes;

@@ -73,6 +73,14 @@ export class KeyStore {
     return matches && record !== undefined ? record.principal : undefined;
   }
 
+  /** A principal of the client with this label (keys sharing a label are one client), or undefined once none is left. */
+  byLabel(label: string): Principal | undefined {
+    for (const records of [this.#fromEnv, this.#fromFile]) {
+      for (const { principal } of records.values()) if (principal.label === label) return principal;
+    }
+    return undefined;
+  }
+
   /** Re-reads the key file if it changed. A bad file keeps the last good keys and logs why. */
   async reload(): Promise<void> {
     // Serialise reloads: the interval may fire while a slow read is still going.

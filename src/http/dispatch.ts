@@ -2,10 +2,16 @@
 // either the task's value or an HttpProblem. The request body is handed
 // over (transferred) to the worker.
 import type { AccelFailureCode, OptionsOf, TaskName, ValueOf } from '../../workers/protocol.js';
-import type { WorkerPool } from '../pool/pool.js';
+import type { SaturationCause, WorkerPool } from '../pool/pool.js';
 import { HttpProblem, type Slug } from './problem.js';
 import type { Body } from './body.js';
 import { ClientGone, type RouteContext } from './route.js';
+
+const SATURATED: Record<SaturationCause, string> = {
+  full: 'Every worker is busy and the queue is full; retry after the Retry-After delay, or submit slow work as a job.',
+  standing: `Every worker is busy and the queue has stayed long, so this request would wait longer than the queue's target (PLATEN_QUEUE_TARGET_MS); retry after the Retry-After delay, or submit slow work as a job.`,
+  'pushed-out': 'This request waited in a full queue and its place went to another client below its fair share; retry after the Retry-After delay, or send fewer requests at once.',
+};
 
 /**
  * `options` are what workers/protocol.ts's TaskMap says the task takes.
@@ -18,7 +24,8 @@ export async function dispatch<Name extends TaskName>(
   options: OptionsOf<Name>,
   body: Body = context.body,
 ): Promise<ValueOf<Name>> {
-  const result = await pool.run(task, { body: body.buffer, length: body.length, options }, context.signal);
+  const client = context.principal === undefined ? undefined : pool.client(context.principal);
+  const result = await pool.run(task, { body: body.buffer, length: body.length, options }, context.signal, { client });
   if (result.ok) {
     const { outcome } = result;
     context.timings.taskMs = outcome.timings.taskMs;
@@ -30,10 +37,7 @@ export async function dispatch<Name extends TaskName>(
   }
   switch (result.reason) {
     case 'saturated':
-      throw new HttpProblem('worker-pool-exhausted', {
-        detail: 'Every worker is busy and the queue is full; retry after the Retry-After delay, or submit slow work as a job.',
-        retryAfter: result.retryAfterSeconds,
-      });
+      throw new HttpProblem('worker-pool-exhausted', { detail: SATURATED[result.cause], retryAfter: result.retryAfterSeconds });
     case 'breaker-open':
       throw new HttpProblem('worker-pool-exhausted', {
         detail: 'Worker tasks keep crashing, so the circuit breaker is open; retry after the Retry-After delay.',

@@ -3,6 +3,7 @@
 // result and finish the record. Every state change is a compare-and-set
 // from `running`, so a job cancelled meanwhile (on any node) stays cancelled.
 import type { RenderOptions } from '../../workers/protocol.js';
+import type { FairClient } from '../pool/fair-queue.js';
 import type { WorkerPool } from '../pool/pool.js';
 import type { JobStore } from '../store/jobs.js';
 
@@ -26,7 +27,8 @@ export interface Execution {
  */
 export type ExecutionResult = 'finished' | 'refused';
 
-export async function executeJob(options: ExecuteOptions, id: string, execution: Execution): Promise<ExecutionResult> {
+/** `owner` is the job's client, for the pool's accounting; jobs run as background tasks, after waiting synchronous work. */
+export async function executeJob(options: ExecuteOptions, id: string, execution: Execution, owner: FairClient): Promise<ExecutionResult> {
   const { store, pool } = options;
   // A job found `running` was being run by a process that died (at-least-once delivery).
   const started = await store.update(id, { status: 'running', startedAt: new Date().toISOString() }, ['pending', 'running']);
@@ -42,6 +44,8 @@ export async function executeJob(options: ExecuteOptions, id: string, execution:
   const result = await pool.run('render', { body, length: bytes.byteLength, options: { ...renderOptions } }, execution.signal, {
     timeoutMs: options.timeoutMs,
     abortGraceMs: 0,
+    client: owner,
+    priority: 'background',
   });
   if (execution.signal.aborted) return 'finished'; // cancelled, or shutting down (then it runs again later)
   if (!result.ok && (result.reason === 'saturated' || result.reason === 'breaker-open')) {

@@ -3,10 +3,20 @@
 // a node that dies mid-job loses its lock, and another node's stalled-job
 // check puts the job back in the queue, where any node runs it again.
 //
-// Starvation policy as in the embedded runner: each node runs at most
-// `concurrency` jobs (workers - 1), so synchronous renders always find a
-// worker; a job the pool refuses (full of synchronous work) waits and tries
-// again while holding its queue slot.
+// Starvation policy as in the embedded runner: each node takes up to
+// `concurrency` jobs and hands them to its pool as background tasks, which
+// start only on a thread no synchronous task is waiting for; a job the pool
+// refuses (its breaker is open) waits and tries again while holding its
+// queue slot.
+//
+// Fairness between clients (issue 9) with BullMQ's priorities: a job's
+// priority is its rank among its owner's jobs still waiting (1 for the
+// first, 2 for the second, ... divided by the owner's weight), counted in
+// Redis per owner. BullMQ runs lower numbers first and equal numbers in
+// arrival order, so the queue serves one job of every client, then a second
+// of every client, and so on: round robin across clients, on every node,
+// with no shared scheduler. A client that arrives late is served next; a
+// client's own jobs keep their order.
 //
 // Cancelling reaches the node that runs the job through Redis pub/sub; the
 // running task is aborted there. Progress is written to Redis while a job
@@ -26,10 +36,20 @@ export interface QueueRunnerOptions extends ExecuteOptions {
   /** How long a node's claim on a running job lasts without renewal: how soon a dead node's jobs run elsewhere. */
   readonly lockMs: number;
   readonly logger: Logger;
+  /** The owner's share when clients' jobs contend (its key's weight, else its tier's). */
+  readonly weightOf: (owner: string) => number;
 }
 
 /** How soon a job the pool refused is tried again. */
 const RETRY_MS = 250;
+/** BullMQ's lowest priority (its documented range is 0-2,097,151; 0 means none, served before all others). */
+const LOWEST_PRIORITY = 2_097_151;
+/**
+ * Takes one job off an owner's waiting count (at its first delivery; a
+ * redelivered job was already counted off), never below zero.
+ */
+const COUNT_OFF = `local n = redis.call('DECR', KEYS[1]) if n <= 0 then redis.call('DEL', KEYS[1]) end return n`;
+
 /** How often a running job's progress is written to Redis. */
 const PROGRESS_EVERY_MS = 250;
 
@@ -75,8 +95,18 @@ export class QueueRunner implements JobExecutor {
     this.#cancels.on('message', (_channel: string, id: string) => this.#running.get(id)?.controller.abort());
   }
 
-  async enqueue(id: string): Promise<void> {
-    await this.options.redis.run(() => this.#queue.add('render', { id }, { jobId: id, removeOnComplete: true, removeOnFail: true }));
+  async enqueue(job: JobRecord): Promise<void> {
+    const waitingKey = this.#waitingKey(job.owner);
+    const rank = await this.options.redis.run((client) => client.incr(waitingKey));
+    const priority = Math.min(LOWEST_PRIORITY, Math.max(1, Math.ceil(rank / this.options.weightOf(job.owner))));
+    try {
+      await this.options.redis.run(() =>
+        this.#queue.add('render', { id: job.id, owner: job.owner }, { jobId: job.id, priority, removeOnComplete: true, removeOnFail: true }),
+      );
+    } catch (error) {
+      await this.options.redis.run((client) => client.eval(COUNT_OFF, 1, waitingKey)).catch(() => undefined);
+      throw error;
+    }
   }
 
   get activeJobs(): number {
@@ -110,7 +140,11 @@ export class QueueRunner implements JobExecutor {
   }
 
   async #process(job: Job): Promise<void> {
-    const id = String((job.data as { id: string }).id);
+    // Jobs queued by a version before fair ordering carry no owner.
+    const { id, owner = '' } = job.data as { id: string; owner?: string };
+    if (owner !== '' && job.attemptsStarted <= 1) {
+      await this.options.redis.run((client) => client.eval(COUNT_OFF, 1, this.#waitingKey(owner))).catch(() => undefined);
+    }
     const running: Running = { controller: new AbortController(), progress: new Int32Array(new SharedArrayBuffer(4)) };
     this.#running.set(id, running);
     const reporter = setInterval(() => {
@@ -120,7 +154,12 @@ export class QueueRunner implements JobExecutor {
     }, PROGRESS_EVERY_MS);
     try {
       for (;;) {
-        const outcome = await executeJob(this.options, id, { signal: running.controller.signal, progress: running.progress });
+        const outcome = await executeJob(
+          this.options,
+          id,
+          { signal: running.controller.signal, progress: running.progress },
+          { id: owner, weight: this.options.weightOf(owner) },
+        );
         // Shutting down: never settle, so BullMQ neither completes nor fails the job; its lock runs out and it runs again.
         if (this.#closed) await new Promise<never>(() => undefined);
         if (outcome === 'finished') return;
@@ -130,6 +169,11 @@ export class QueueRunner implements JobExecutor {
       clearInterval(reporter);
       this.#running.delete(id);
     }
+  }
+
+  /** How many of this owner's jobs wait in the queue: the next one's rank. */
+  #waitingKey(owner: string): string {
+    return this.options.redis.key('jobs-waiting', owner);
   }
 
   #progressKey(id: string): string {

@@ -1,15 +1,24 @@
-// The embedded job runner: runs accepted jobs on the worker pool, oldest
-// first, from an in-process queue rebuilt from the job files at start-up.
+// The embedded job runner: runs accepted jobs on the worker pool from an
+// in-process queue rebuilt from the job files at start-up.
 //
-// Starvation policy: at most `concurrency` jobs run at once (default: one
-// less than the worker count, at least one), so with two or more workers a
-// backlog of jobs never holds every thread and synchronous renders always
-// find one. A job the pool refuses because synchronous traffic filled it is
-// put back at the head of the queue and retried shortly.
+// Order: fair between clients (issue 9: one client's backlog of 77 jobs
+// delayed another's single job by a minute). Jobs wait per client in a fair
+// queue (src/pool/fair-queue.ts): the next job comes from the client with
+// the fewest jobs under way per unit of weight, round robin among equals;
+// each client's own jobs run oldest first.
+//
+// Starvation policy: up to `concurrency` jobs are handed to the pool at once
+// as background tasks; the pool starts one only on a thread no synchronous
+// task is waiting for, so jobs use every idle worker while synchronous
+// renders keep priority (issue 14). More jobs than threads are under way so
+// that one job's store writes overlap another's render. A job the pool
+// refuses (its circuit breaker is open) waits at the head of its client's
+// line and is retried shortly.
 //
 // Delivery is at least once: a job that was running when the process
 // stopped is run again after a restart (its record still says running).
 import type { Logger } from 'pino';
+import { FairQueue } from '../pool/fair-queue.js';
 import type { FileJobStore } from '../store/file-job-store.js';
 import { TERMINAL, type JobExecutor, type JobRecord } from '../store/jobs.js';
 import { executeJob, type ExecuteOptions } from './execute.js';
@@ -22,6 +31,8 @@ export interface JobRunnerOptions extends ExecuteOptions {
   readonly logger: Logger;
   /** Told of every job the retention sweep removes (its idempotency key goes with it). */
   readonly onRemoved?: (job: JobRecord) => void;
+  /** The owner's share when clients' jobs contend (its key's weight, else its tier's; 1 for a client whose keys are gone). */
+  readonly weightOf: (owner: string) => number;
 }
 
 /** How soon a job the pool refused is tried again. */
@@ -35,7 +46,9 @@ interface Running {
 }
 
 export class JobRunner implements JobExecutor {
-  readonly #queue: string[] = [];
+  readonly #queue = new FairQueue<string>();
+  /** The owner of every queued job, to find it in its owner's line. */
+  readonly #owners = new Map<string, string>();
   readonly #running = new Map<string, Running>();
   #closed = false;
   /** Set while waiting to retry a job the pool refused: no job starts until it fires. */
@@ -53,14 +66,14 @@ export class JobRunner implements JobExecutor {
     const unfinished = [...this.options.store.all()].filter((job) => !TERMINAL.has(job.status)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
     for (const job of unfinished) {
       if (job.status === 'running') await this.options.store.update(job.id, { status: 'pending', startedAt: null });
-      this.#queue.push(job.id);
+      this.#add(job.id, job.owner);
     }
     await this.sweep();
     this.#pump();
   }
 
-  async enqueue(id: string): Promise<void> {
-    this.#queue.push(id);
+  async enqueue(job: JobRecord): Promise<void> {
+    this.#add(job.id, job.owner);
     this.#pump();
   }
 
@@ -77,8 +90,8 @@ export class JobRunner implements JobExecutor {
   }
 
   async cancel(id: string): Promise<JobRecord | undefined> {
-    const index = this.#queue.indexOf(id);
-    if (index >= 0) this.#queue.splice(index, 1);
+    const owner = this.#owners.get(id);
+    if (owner !== undefined && this.#queue.remove(owner, id)) this.#owners.delete(id);
     const record = await this.options.store.update(id, { status: 'cancelled', completedAt: new Date().toISOString() }, ['pending', 'running']);
     this.#running.get(id)?.controller.abort();
     return record;
@@ -111,23 +124,32 @@ export class JobRunner implements JobExecutor {
   }
 
   #pump(): void {
-    while (!this.#closed && this.#retry === undefined && this.#running.size < this.options.concurrency && this.#queue.length > 0) {
-      const id = this.#queue.shift() as string;
+    while (!this.#closed && this.#retry === undefined && this.#running.size < this.options.concurrency) {
+      const next = this.#queue.next();
+      if (next === undefined) return;
+      const { client: owner, item: id } = next;
+      this.#owners.delete(id);
       const running: Running = { controller: new AbortController(), progress: new Int32Array(new SharedArrayBuffer(4)) };
       this.#running.set(id, running);
-      running.done = this.#run(id, running)
+      running.done = this.#run(id, owner, running)
         .catch((error: unknown) => this.options.logger.error({ job: id, err: error }, 'job runner failed'))
         .finally(() => {
           this.#running.delete(id);
+          this.#queue.finished(owner);
           this.#pump();
         });
     }
   }
 
-  async #run(id: string, running: Running): Promise<void> {
-    const outcome = await executeJob(this.options, id, { signal: running.controller.signal, progress: running.progress });
+  #add(id: string, owner: string, front = false): void {
+    this.#owners.set(id, owner);
+    this.#queue.push({ id: owner, weight: this.options.weightOf(owner) }, id, front);
+  }
+
+  async #run(id: string, owner: string, running: Running): Promise<void> {
+    const outcome = await executeJob(this.options, id, { signal: running.controller.signal, progress: running.progress }, { id: owner, weight: this.options.weightOf(owner) });
     if (outcome === 'refused' && !this.#closed) {
-      this.#queue.unshift(id);
+      this.#add(id, owner, true);
       this.#retry ??= setTimeout(() => {
         this.#retry = undefined;
         this.#pump();

@@ -1,12 +1,18 @@
 // The one worker pool. Every CPU-bound task goes through here, so its counts
 // are the truth for /health and /metrics. Admission is bounded: when every
-// thread is busy and `maxQueue` tasks already wait, a task is refused at once
-// (503 worker-pool-exhausted) instead of queueing without bound.
+// thread is busy and the queue is full (or standing, see scheduler.ts), a
+// task is refused at once (503 worker-pool-exhausted) instead of queueing
+// without bound. Tasks wait in our scheduler, not in Piscina's queue: a task
+// is handed to Piscina only when a thread is free, so the scheduler decides
+// the order (synchronous work first, fair between clients).
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
 import type { OptionsOf, Outcome, TaskInput, TaskName, ValueOf, WarmOptions } from '../../workers/protocol.js';
+import type { Tier } from '../auth/tiers.js';
 import { TaskStats } from '../metrics/task-stats.js';
 import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
+import type { FairClient } from './fair-queue.js';
+import { Scheduler, type Priority, type Ticket } from './scheduler.js';
 
 /** How long a task may keep running after its caller left before its thread is stopped. */
 export const ABORT_GRACE_MS = 250;
@@ -22,13 +28,26 @@ export interface PoolOptions {
   readonly breakerCooldownMs: number;
   /** The breaker's clock (tests drive its cooldown without waiting). Default: Date.now. */
   readonly breakerNow?: () => number;
+  /** Acceptable queue wait once the queue is standing (PLATEN_QUEUE_TARGET_MS). */
+  readonly queueTargetMs: number;
+  /** How long waits stay above the target before admission goes by expected wait (PLATEN_QUEUE_INTERVAL_MS). */
+  readonly queueIntervalMs: number;
+  /** Each tier's share when clients contend (PLATEN_*_WEIGHT); a key's `weight` attribute overrides it. */
+  readonly tierWeights: Readonly<Record<Tier, number>>;
+  /** The scheduler's monotonic clock in ms (tests drive it). Default: performance.now. */
+  readonly schedulerNow?: () => number;
   readonly workerData?: unknown;
 }
 
+/** Why a saturated pool refused: `full` queue, a `standing` queue the task would wait too long in, or `pushed-out` for a fairer claim. */
+export type SaturationCause = 'full' | 'standing' | 'pushed-out';
+
 /** Why a task produced no Outcome. */
 export type PoolFailure =
-  /** Every thread busy and the queue full, or the breaker open: 503. */
-  | { readonly reason: 'saturated' | 'breaker-open'; readonly retryAfterSeconds: number }
+  /** Every thread busy and the queue full (or standing, or this task's place given to a client below its share): 503. */
+  | { readonly reason: 'saturated'; readonly cause: SaturationCause; readonly retryAfterSeconds: number }
+  /** The circuit breaker is open: 503. */
+  | { readonly reason: 'breaker-open'; readonly retryAfterSeconds: number }
   /** The processing timeout passed; the worker was terminated and replaced: 504. */
   | { readonly reason: 'timeout' }
   /** The caller's signal fired (client went away); the worker was freed. */
@@ -47,6 +66,10 @@ export interface RunOptions {
   readonly timeoutMs?: number;
   /** How long a running task may go on after `signal` fires (a cancelled job: 0). */
   readonly abortGraceMs?: number;
+  /** Whose task this is, for fair sharing between clients. Default: one anonymous client. */
+  readonly client?: FairClient;
+  /** `background` (jobs) runs only on a thread no synchronous task is waiting for, and is never refused for a full queue. */
+  readonly priority?: Priority;
 }
 
 export interface PoolStats {
@@ -54,6 +77,8 @@ export interface PoolStats {
   readonly busy: number;
   readonly idle: number;
   readonly queued: number;
+  /** True while the queue is standing and admission goes by expected wait. */
+  readonly standing: boolean;
   /** Tasks that may wait for a thread before the pool refuses (PLATEN_MAX_QUEUE). */
   readonly maxQueue: number;
   readonly breaker: BreakerState;
@@ -69,11 +94,15 @@ const ENDINGS = {
   crashed: 'crashed',
 } as const satisfies Record<PoolFailure['reason'], string>;
 
+/** The client of tasks that name none (internal work). */
+const ANONYMOUS: FairClient = Object.freeze({ id: '', weight: 1 });
+
+type Waited = 'started' | 'evicted' | 'withdrawn';
+
 export class WorkerPool {
   readonly #piscina: Piscina<TaskInput<OptionsOf<TaskName>>, Outcome>;
   readonly #breaker: CircuitBreaker;
-  /** Tasks handed to Piscina and not yet settled (running + queued). */
-  #inFlight = 0;
+  readonly #scheduler: Scheduler;
   #meanTaskMs = 0;
   /** Wait and run times and endings per task name, for /metrics. */
   readonly tasks = new TaskStats();
@@ -85,8 +114,9 @@ export class WorkerPool {
       maxThreads: options.threads,
       // One task per worker: a long render occupies its thread (render spec section 8).
       concurrentTasksPerWorker: 1,
-      // Admission is ours (run() refuses at threads + maxQueue in flight);
-      // Piscina's own limit sits above it and is never the one that refuses.
+      // Admission and order are ours: a task reaches Piscina only when a
+      // thread is free. Its queue holds at most the tasks waiting for a
+      // thread that is being replaced after an abort.
       maxQueue: options.maxQueue + options.threads,
       // Threads are kept warm: spawning one costs tens of ms and module loading.
       idleTimeout: Number.MAX_SAFE_INTEGER,
@@ -97,6 +127,13 @@ export class WorkerPool {
       workerData: options.workerData,
     });
     this.#breaker = new CircuitBreaker({ threshold: options.breakerThreshold, cooldownMs: options.breakerCooldownMs, now: options.breakerNow });
+    this.#scheduler = new Scheduler({
+      threads: options.threads,
+      maxQueue: options.maxQueue,
+      targetMs: options.queueTargetMs,
+      intervalMs: options.queueIntervalMs,
+      now: options.schedulerNow ?? (() => performance.now()),
+    });
     // A worker that throws after its task settled emits 'error' on the pool; Piscina
     // replaces the thread. Without a listener the process would crash.
     this.#piscina.on('error', () => this.#breaker.fault({ duringTask: false }));
@@ -110,14 +147,19 @@ export class WorkerPool {
     return this.options.memoryMb;
   }
 
+  /** A client as the scheduler shares between them: its label, and its key's weight or else its tier's. */
+  client(principal: { readonly label: string; readonly tier: Tier; readonly weight: number | undefined }): FairClient {
+    return { id: principal.label, weight: principal.weight ?? this.options.tierWeights[principal.tier] };
+  }
+
   get stats(): PoolStats {
-    const queued = this.#piscina.queueSize;
-    const busy = Math.min(this.options.threads, Math.max(0, this.#inFlight - queued));
+    const busy = Math.min(this.options.threads, this.#scheduler.running);
     return {
       total: this.options.threads,
       busy,
       idle: this.options.threads - busy,
-      queued,
+      queued: this.#scheduler.waiting,
+      standing: this.#scheduler.standing,
       maxQueue: this.options.maxQueue,
       breaker: this.#breaker.state,
     };
@@ -147,11 +189,24 @@ export class WorkerPool {
   async #run<Name extends TaskName>(name: Name, input: TaskInput<OptionsOf<Name>>, signal: AbortSignal, options: RunOptions): Promise<PoolResult<Name>> {
     // A caller that left during an earlier await (a store, a limiter) gets no task.
     if (signal.aborted) return { ok: false, reason: 'aborted' };
-    if (this.#inFlight >= this.options.threads + this.options.maxQueue) {
-      return { ok: false, reason: 'saturated', retryAfterSeconds: this.#retryAfterSeconds() };
-    }
     if (!this.#breaker.admit()) {
       return { ok: false, reason: 'breaker-open', retryAfterSeconds: this.#breaker.retryAfterSeconds };
+    }
+    const started = performance.now();
+    let settle: (waited: Waited) => void = () => undefined;
+    const waited = new Promise<Waited>((resolve) => (settle = resolve));
+    const ticket: Ticket = {
+      task: name,
+      client: options.client ?? ANONYMOUS,
+      priority: options.priority ?? 'interactive',
+      enqueuedAt: 0,
+      start: () => settle('started'),
+      evict: () => settle('evicted'),
+    };
+    const refused = this.#scheduler.submit(ticket);
+    if (refused !== undefined) {
+      this.#breaker.release();
+      return { ok: false, reason: 'saturated', cause: refused, retryAfterSeconds: this.#retryAfterSeconds() };
     }
     // One controller per task, fed by a timer and the caller's signal. Not
     // AbortSignal.any/AbortSignal.timeout: on Node 20 composites with timeout
@@ -160,21 +215,31 @@ export class WorkerPool {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
+      if (this.#scheduler.withdraw(ticket)) settle('withdrawn');
       controller.abort();
     }, options.timeoutMs ?? this.options.timeoutMs);
     // A caller that goes away aborts its task, but not at once: aborting a
     // *running* task terminates its thread, and a cold replacement costs far
     // more than letting a short task end (measured: a disconnect during a 2 ms
     // render cost a thread start and module reload). Long tasks are still
-    // stopped ABORT_GRACE_MS after the caller left.
+    // stopped ABORT_GRACE_MS after the caller left. A task still waiting for
+    // a thread is simply taken out of the queue.
     let graceTimer: NodeJS.Timeout | undefined;
     const onCallerAbort = () => {
-      graceTimer = setTimeout(() => controller.abort(), options.abortGraceMs ?? ABORT_GRACE_MS);
+      if (this.#scheduler.withdraw(ticket)) settle('withdrawn');
+      else graceTimer = setTimeout(() => controller.abort(), options.abortGraceMs ?? ABORT_GRACE_MS);
     };
     signal.addEventListener('abort', onCallerAbort, { once: true });
-    const started = performance.now();
-    this.#inFlight += 1;
+    let serviceMs: number | undefined;
+    let ranFrom: number | undefined;
     try {
+      const how = await waited;
+      if (how !== 'started') {
+        this.#breaker.release();
+        if (how === 'evicted') return { ok: false, reason: 'saturated', cause: 'pushed-out', retryAfterSeconds: this.#retryAfterSeconds() };
+        return timedOut ? { ok: false, reason: 'timeout' } : { ok: false, reason: 'aborted' };
+      }
+      ranFrom = performance.now();
       // The worker's answer has the type TaskMap gives this name: test/unit/task-map.test.ts
       // checks that workers/index.ts exports each task with exactly that type.
       const outcome = (await this.#piscina.run(input, {
@@ -183,13 +248,14 @@ export class WorkerPool {
         transferList: input.body.byteLength > 0 ? [input.body] : [],
       })) as Outcome<ValueOf<Name>>;
       this.#breaker.success();
+      serviceMs = outcome.timings.taskMs;
       this.#meanTaskMs = this.#meanTaskMs === 0 ? outcome.timings.taskMs : this.#meanTaskMs * 0.9 + outcome.timings.taskMs * 0.1;
       if (signal.aborted) return { ok: false, reason: 'aborted' };
       return { ok: true, outcome, roundTripMs: performance.now() - started };
     } catch (error) {
       return this.#failure(error, timedOut);
     } finally {
-      this.#inFlight -= 1;
+      if (ranFrom !== undefined) this.#scheduler.finished(ticket, serviceMs ?? performance.now() - ranFrom);
       clearTimeout(timer);
       clearTimeout(graceTimer);
       signal.removeEventListener('abort', onCallerAbort);

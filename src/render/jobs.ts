@@ -112,7 +112,7 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
     };
     await store.create(job, new Uint8Array(checked.body, 0, length));
     try {
-      await runner.enqueue(job.id);
+      await runner.enqueue(job);
     } catch (error) {
       // Not queued (the multi-node queue is unreachable): the client is told 503 and never learns the id, so nothing is kept.
       await store.remove(job.id).catch(() => undefined);

@@ -40,8 +40,8 @@ export interface JobStore {
 
 /** Runs accepted jobs: in process (embedded) or from a shared queue (multi-node). */
 export interface JobExecutor {
-  /** Queues a job whose record and body are stored. */
-  enqueue(id: string): Promise<void>;
+  /** Queues a job whose record and body are stored (its owner decides its place among other clients' jobs). */
+  enqueue(job: JobRecord): Promise<void>;
   /** 0-100 while pending or running, 100 when completed, null otherwise. */
   progress(job: JobRecord): Promise<number | null>;
   /** Cancels a pending or running job; a running task is aborted and its worker freed. */
