@@ -911,10 +911,10 @@ test('jobs and sessions answer as the contract says', async (t) => {
 });
 
 test('held jobs answer as the contract says: Retry-After while pending or running, 409 job-not-completed, DELETE cancels', async (t) => {
-  // With two workers one job runs at a time: the first is held at the gate
-  // (running), so the second stays pending. No sleeps.
+  // One job at a time: the first is held at the gate (running), so the
+  // second stays pending. No sleeps.
   const held = gate();
-  const server = await startTestServer({}, { workerFile: FAULT_WORKER, workerData: held.workerData });
+  const server = await startTestServer({ PLATEN_JOB_CONCURRENCY: '1' }, { workerFile: FAULT_WORKER, workerData: held.workerData });
   t.after(async () => {
     held.open();
     await server.close();
