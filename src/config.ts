@@ -47,7 +47,11 @@ const EnvSchema = v.object({
   PLATEN_ENTERPRISE_WEIGHT: v.optional(integer(1, 1000), '1'),
   PLATEN_TIMEOUT_MS: v.optional(integer(100, 3_600_000), '60000'),
   PLATEN_WORKER_MEMORY_MB: v.optional(integer(64, 65_536), '512'),
-  PLATEN_MAX_BODY_BYTES: v.optional(integer(1024, 2 ** 31), String(64 * 1024 * 1024)),
+  // No default here: whether it was set decides the tier limits' default (bodyLimits).
+  PLATEN_MAX_BODY_BYTES: v.optional(integer(1024, 2 ** 31)),
+  PLATEN_MAX_BODY_BYTES_CORE: v.optional(integer(1024, 2 ** 31)),
+  PLATEN_MAX_BODY_BYTES_PRO: v.optional(integer(1024, 2 ** 31)),
+  PLATEN_MAX_BODY_BYTES_ENTERPRISE: v.optional(integer(1024, 2 ** 31)),
   PLATEN_CORS_ORIGINS: v.optional(list, ''),
   PLATEN_LOG_LEVEL: v.optional(
     v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'must be a pino level'),
@@ -120,6 +124,14 @@ export interface Config {
   readonly logLevel: string;
   readonly errorsBase: string;
   readonly rpmByTier: Readonly<Record<Tier, number>>;
+  /**
+   * The tier-payload limit: the largest body a key of each tier may send,
+   * checked once the key is known (the pipeline's step after
+   * authentication), on the declared length and as bytes arrive.
+   */
+  readonly maxBodyBytesByTier: Readonly<Record<Tier, number>>;
+  /** The largest of them: what a request may declare before its key is known. */
+  readonly maxBodyBytesAnyTier: number;
   readonly ipRpm: number;
   readonly authFailuresPerMinute: number;
   readonly shutdownGraceMs: number;
@@ -192,6 +204,33 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
   return Object.freeze(fromEnv(result.output));
 }
 
+/** Room for the JSON around a base64 member (field names, options): generous, since it only moves the cap. */
+const JSON_HEADROOM_BYTES = 1024 * 1024;
+
+const DEFAULT_MAX_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Per-tier body limits. A tier without its own limit has
+ * PLATEN_MAX_BODY_BYTES when that is set; when neither is set, the larger of
+ * 64 MiB and what the largest content cap needs in a JSON body: base64 makes
+ * a PLATEN_MAX_FONT_BYTES font (50 MiB) 66.7 MiB, over 64 MiB, so the body
+ * cap would answer `payload-too-large` first and the font's own
+ * `font-too-large` (which tells the client what is too large) could never
+ * be reached.
+ */
+function bodyLimits(env: Env): Pick<Config, 'maxBodyBytesByTier' | 'maxBodyBytesAnyTier'> {
+  const base64 = (bytes: number) => 4 * Math.ceil(bytes / 3);
+  const fallback =
+    env.PLATEN_MAX_BODY_BYTES ??
+    Math.min(2 ** 31, Math.max(DEFAULT_MAX_BODY_BYTES, base64(env.PLATEN_MAX_FONT_BYTES) + JSON_HEADROOM_BYTES, base64(env.PLATEN_MAX_IMAGE_BYTES) + JSON_HEADROOM_BYTES));
+  const byTier = Object.freeze({
+    core: env.PLATEN_MAX_BODY_BYTES_CORE ?? fallback,
+    pro: env.PLATEN_MAX_BODY_BYTES_PRO ?? fallback,
+    enterprise: env.PLATEN_MAX_BODY_BYTES_ENTERPRISE ?? fallback,
+  });
+  return { maxBodyBytesByTier: byTier, maxBodyBytesAnyTier: Math.max(byTier.core, byTier.pro, byTier.enterprise) };
+}
+
 function fromEnv(env: Env): Config {
   return {
     version: packageJson.version,
@@ -210,11 +249,12 @@ function fromEnv(env: Env): Config {
     weightByTier: Object.freeze({ core: env.PLATEN_CORE_WEIGHT, pro: env.PLATEN_PRO_WEIGHT, enterprise: env.PLATEN_ENTERPRISE_WEIGHT }),
     timeoutMs: env.PLATEN_TIMEOUT_MS,
     workerMemoryMb: env.PLATEN_WORKER_MEMORY_MB,
-    maxBodyBytes: env.PLATEN_MAX_BODY_BYTES,
+    maxBodyBytes: env.PLATEN_MAX_BODY_BYTES ?? DEFAULT_MAX_BODY_BYTES,
     corsOrigins: Object.freeze(env.PLATEN_CORS_ORIGINS),
     logLevel: env.PLATEN_LOG_LEVEL,
     errorsBase: env.PLATEN_ERRORS_BASE.replace(/\/+$/, ''),
     rpmByTier: Object.freeze({ core: env.PLATEN_CORE_RPM, pro: env.PLATEN_PRO_RPM, enterprise: env.PLATEN_ENTERPRISE_RPM }),
+    ...bodyLimits(env),
     ipRpm: env.PLATEN_IP_RPM,
     authFailuresPerMinute: env.PLATEN_AUTH_FAILURES_PER_MIN,
     shutdownGraceMs: env.PLATEN_SHUTDOWN_GRACE_MS,

@@ -8,7 +8,7 @@
 // uWS rules (STYLE.md): everything is read from the HttpRequest before the
 // first await; the abort handler is attached at once (Reply's constructor);
 // every write after an await is corked (Reply.send); no exception escapes.
-import { tierIncludes } from '../auth/tiers.js';
+import { tierIncludes, type Tier } from '../auth/tiers.js';
 import { DependencyUnavailable } from '../unavailable.js';
 import { runApproved } from './approval-stage.js';
 import { BodyError, declaredLength, readBody, type Body } from './body.js';
@@ -53,8 +53,9 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
     // RFC 9112 section 6.3: a malformed or repeated Content-Length makes the framing unreliable.
     return x.fail('bad-request', { detail: 'The Content-Length header is malformed or repeated.' }, { close: true });
   }
-  if (declared !== undefined && declared > config.maxBodyBytes) {
-    return x.fail('payload-too-large', { detail: tooLarge(config.maxBodyBytes) }, { close: true });
+  // Before the key is known, the largest limit any tier has; the key's own below.
+  if (declared !== undefined && declared > config.maxBodyBytesAnyTier) {
+    return x.fail('payload-too-large', { detail: tooLarge(config.maxBodyBytesAnyTier, undefined) }, { close: true });
   }
 
   if (route.auth !== 'none') {
@@ -73,6 +74,10 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
         detail: `This operation needs the ${route.auth} tier; the key "${principal.kid}" is ${principal.tier}.`,
       });
     }
+    // The tier-payload limit (render spec section 1), as soon as the key is known.
+    if (declared !== undefined && declared > config.maxBodyBytesByTier[principal.tier]) {
+      return x.fail('payload-too-large', { detail: tooLarge(config.maxBodyBytesByTier[principal.tier], principal.tier) }, { close: true });
+    }
   }
 
   let body: Promise<Body> | undefined;
@@ -85,7 +90,7 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
     if (!hasBody) return missingBody(x);
     x.bodyPending = true;
     const fingerprint = route.fingerprint?.(request) === true || deps.approvals?.gates(route.operation) === true;
-    body = readBody(res, declared, config.maxBodyBytes, x.reply.signal, fingerprint);
+    body = readBody(res, declared, bodyLimit(x), x.reply.signal, fingerprint);
     // Settled in finish(); this keeps an early rejection from being reported as unhandled.
     body.catch(() => undefined);
   }
@@ -108,7 +113,7 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
         if (!(error instanceof BodyError)) throw error;
         if (error.failure === 'aborted') return x.abandoned();
         if (error.failure === 'too-large') {
-          return x.fail('payload-too-large', { detail: tooLarge(deps.config.maxBodyBytes) }, { close: true });
+          return x.fail('payload-too-large', { detail: tooLarge(bodyLimit(x), x.principal?.tier) }, { close: true });
         }
         return x.fail('bad-request', { detail: 'The body length does not match the Content-Length header.' }, { close: true });
       }
@@ -185,6 +190,13 @@ function missingBody(x: Exchange): void {
   x.fail('bad-request', { detail: 'This route needs a JSON body; the request has none.' }, { close: x.bodyPending });
 }
 
-function tooLarge(limit: number): string {
-  return `The body is larger than the limit of ${limit} bytes (PLATEN_MAX_BODY_BYTES).`;
+/** The body limit of this request: its key's tier's, or the global cap on routes that take no key. */
+function bodyLimit(x: Exchange): number {
+  const { config } = x.deps;
+  return x.principal === undefined ? config.maxBodyBytes : config.maxBodyBytesByTier[x.principal.tier];
+}
+
+function tooLarge(limit: number, tier: Tier | undefined): string {
+  const setting = tier === undefined ? 'the largest tier limit, PLATEN_MAX_BODY_BYTES_<TIER>' : `the ${tier} tier's limit, PLATEN_MAX_BODY_BYTES_${tier.toUpperCase()}`;
+  return `The body is larger than ${limit} bytes (${setting}).`;
 }
