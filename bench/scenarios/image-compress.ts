@@ -53,7 +53,7 @@ export function photoJpeg(): Promise<Buffer> {
   return photo;
 }
 
-async function requestBody(): Promise<Buffer> {
+export async function requestBody(): Promise<Buffer> {
   const jpeg = await photoJpeg();
   const body = { image_data: jpeg.toString('base64'), format: 'jpeg', options: { quality: QUALITY, max_width: WIDTH, resample: 'lanczos', color_space: 'rgb' } };
   return Buffer.from(JSON.stringify(body), 'utf8');

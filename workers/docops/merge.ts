@@ -64,4 +64,4 @@ export const merge = binaryTask(MergeRequest, async (request: MergeRequest, opti
   const assembled = await assemblePages(sources);
   const metadata = request.metadata === undefined ? { ...info, producer: 'Platen' } : { ...request.metadata, producer: 'Platen' };
   return { bytes: await finishDocument(assembled, { outline, links, info: metadata }), mediaType: 'application/pdf' };
-});
+}, { binaryFields: ['pdf'] });

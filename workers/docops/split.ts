@@ -54,7 +54,7 @@ export const split = binaryTask(SplitRequest, async (request: SplitRequest, opti
   // Stored, not deflated: the parts' streams are already compressed, and
   // deflating them again cost time for a few percent at most.
   return { bytes: zipSync(files, { level: 0, mtime: new Date('2000-01-01T00:00:00Z') }), mediaType: 'application/zip' };
-});
+}, { binaryFields: ['pdf'] });
 
 async function finish(assembled: Uint8Array, structure: SourceStructure, selection: readonly number[]): Promise<Uint8Array> {
   const map = pageMap(selection, 0);

@@ -105,7 +105,7 @@ export const fontSubset = jsonTask(SubsetRequest, async (request: Request, optio
   };
   results.set(key, data);
   return { data, cached: false };
-});
+}, { binaryFields: ['font_data'] });
 
 function specOf(request: Request): Spec {
   const options = request.options ?? {};

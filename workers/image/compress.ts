@@ -17,7 +17,8 @@ import { checkPixels, inputProblem, readInput, type InputImage } from './input.j
 import { plan, type Plan } from './plan.js';
 import { CompressRequest } from './request.js';
 
-export const imageCompress = jsonTask(CompressRequest, async (request: CompressRequest, options: ImageCompressOptions): Promise<JsonResult> => {
+/** The task's work once the request is read; exported for the bench's whole-body baseline (bench/binary-fields.ts). */
+export async function compressImage(request: CompressRequest, options: ImageCompressOptions): Promise<JsonResult> {
   const input = await readInput(request.image_data, options);
   const chosen = plan(request, input);
   checkPixels(input, chosen.allFrames, options.maxImagePixels);
@@ -33,7 +34,9 @@ export const imageCompress = jsonTask(CompressRequest, async (request: CompressR
       format: chosen.format,
     },
   };
-});
+}
+
+export const imageCompress = jsonTask(CompressRequest, compressImage, { binaryFields: ['image_data'] });
 
 const WHITE = { r: 255, g: 255, b: 255 };
 

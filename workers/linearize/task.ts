@@ -94,7 +94,7 @@ export const linearize = jsonTask(LinearizeRequest, async (request: LinearizeReq
         ? null
         : `The PDF carried ${plural(signatures, 'digital signature')}; linearizing rewrote the file, so ${signatures === 1 ? 'it no longer verifies' : 'they no longer verify'}. Sign the linearized file again if signatures are needed.`,
   });
-});
+}, { binaryFields: ['pdf_data'] });
 
 function decodePdf(base64: string): Uint8Array {
   const decoded = decodeBase64(base64, NO_CAP);

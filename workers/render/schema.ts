@@ -76,6 +76,9 @@ export type RenderRequest = v.InferOutput<typeof RenderRequest>;
 export type Operation = RenderRequest['operations'][number];
 export type Furniture = NonNullable<RenderRequest['header']>;
 
+/** Keys whose values may be whole files in base64 (add_image's and set_font's `data`): read from the raw body (task/binary-fields.ts). */
+export const BINARY_FIELDS = ['data'] as const;
+
 /**
  * The spec's published example writes the discriminator as `op` while the
  * contract names it `type`: both are accepted. Returns the input with `op`

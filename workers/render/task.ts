@@ -1,13 +1,13 @@
 // The `render` task: JSON RenderRequest bytes in, PDF bytes out.
 import { performance } from 'node:perf_hooks';
-import * as v from 'valibot';
 import type { Outcome, RenderOptions, TaskInput } from '../protocol.js';
-import { NOT_AN_OBJECT, isJsonObject, parseJson } from '../task/json.js';
+import { forgetDecoded } from '../task/base64.js';
+import { readJsonRequest } from '../task/json-request.js';
 import { movable, ownBuffer } from '../task/transfer.js';
-import { summarize, toFieldErrors } from '../task/validation.js';
+import { summarize } from '../task/validation.js';
 import { RenderError } from './errors.js';
 import { renderDocument } from './engine.js';
-import { RenderRequest, normalizeAliases } from './schema.js';
+import { BINARY_FIELDS, RenderRequest, normalizeAliases } from './schema.js';
 
 /** Used when the task is called without options (tests, benchmarks); the server always sends its own. */
 const DEFAULT_OPTIONS: RenderOptions = { maxPages: 2000 };
@@ -15,19 +15,10 @@ const DEFAULT_OPTIONS: RenderOptions = { maxPages: 2000 };
 type Checked = { ok: true; request: RenderRequest } | { ok: false; outcome: Outcome };
 
 /** Parses and validates a RenderRequest body; a failure is the Outcome to return. */
-function check(input: TaskInput, started: number): Checked {
-  const timings = () => ({ taskMs: performance.now() - started });
-  const parsed = parseJson(input.body, input.length);
-  if (!parsed.ok) return { ok: false, outcome: { ok: false, code: 'malformed', detail: parsed.detail, timings: timings() } };
-  if (!isJsonObject(parsed.value)) {
-    return { ok: false, outcome: { ok: false, code: 'invalid', detail: NOT_AN_OBJECT.message, errors: [NOT_AN_OBJECT], timings: timings() } };
-  }
-  const validated = v.safeParse(RenderRequest, normalizeAliases(parsed.value));
-  if (!validated.success) {
-    const errors = toFieldErrors(validated.issues);
-    return { ok: false, outcome: { ok: false, code: 'invalid', detail: summarize(errors), errors, timings: timings() } };
-  }
-  return { ok: true, request: validated.output };
+function check(input: TaskInput, started: number, binaryFields?: readonly string[]): Checked {
+  const read = readJsonRequest(input.body, input.length, RenderRequest, { ...(binaryFields === undefined ? {} : { binaryFields }), prepare: normalizeAliases });
+  if (read.ok) return { ok: true, request: read.value };
+  return { ok: false, outcome: { ok: false, code: read.code, detail: read.detail, ...(read.errors === undefined ? {} : { errors: read.errors }), timings: { taskMs: performance.now() - started } } };
 }
 
 /**
@@ -47,8 +38,12 @@ export async function validate(input: TaskInput): Promise<Outcome> {
 export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<Outcome> {
   const started = performance.now();
   const timings = () => ({ taskMs: performance.now() - started });
-  const checked = check(input, started);
-  if (!checked.ok) return checked.outcome;
+  // Only here, where the files are decoded: validate and session operations would decode them for nothing.
+  const checked = check(input, started, BINARY_FIELDS);
+  if (!checked.ok) {
+    forgetDecoded();
+    return checked.outcome;
+  }
 
   const progress = input.options.progress === undefined ? undefined : new Int32Array(input.options.progress);
   const onProgress = progress === undefined ? undefined : (percent: number) => Atomics.store(progress, 0, percent);
@@ -58,6 +53,8 @@ export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<
   } catch (error) {
     if (!(error instanceof RenderError)) throw error;
     return { ok: false, code: 'invalid', detail: summarize(error.errors), errors: error.errors, ...(error.cause === undefined ? {} : { cause: error.cause }), timings: timings() };
+  } finally {
+    forgetDecoded();
   }
   return movable({ ok: true, value: { body: ownBuffer(pdf), mediaType: 'application/pdf' }, timings: timings() });
 }

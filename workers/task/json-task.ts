@@ -4,11 +4,11 @@
 // main thread splices into the envelope without parsing them again.
 import { performance } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import type { AccelFailureCode, AccelValue, FieldError, Outcome, Task, TaskInput, TaskValue } from '../protocol.js';
-import { NOT_AN_OBJECT, isJsonObject, parseJson } from './json.js';
+import { forgetDecoded } from './base64.js';
+import { readJsonRequest } from './json-request.js';
 import { movable, ownBuffer } from './transfer.js';
-import { summarize, toFieldErrors } from './validation.js';
 
 /** What a handler returns: the envelope's `data`, and whether it came from a cache. */
 export interface JsonResult {
@@ -49,11 +49,21 @@ export class TaskFailure extends Error {
 
 const encoder = new TextEncoder();
 
+export interface JsonTaskOptions {
+  /**
+   * Keys whose values are files in base64 (font_data, image_data, pdf_data,
+   * pdf, pdf_a, pdf_b, ...), at any depth: read from the raw body
+   * (binary-fields.ts) and decoded once.
+   */
+  readonly binaryFields?: readonly string[];
+}
+
 export function jsonTask<Schema extends v.GenericSchema, Options>(
   schema: Schema,
   handler: (request: v.InferOutput<Schema>, options: Options) => JsonResult | Promise<JsonResult>,
+  taskOptions: JsonTaskOptions = {},
 ): Task<Options, AccelValue> {
-  return requestTask(schema, async (request, options): Promise<AccelValue> => {
+  return requestTask(schema, taskOptions, async (request, options): Promise<AccelValue> => {
     const result = await handler(request, options);
     return { body: ownBuffer(encoder.encode(JSON.stringify(result.data))), mediaType: 'application/json', meta: { workerId: threadId, cached: result.cached === true } };
   });
@@ -69,8 +79,9 @@ export interface BinaryResult {
 export function binaryTask<Schema extends v.GenericSchema, Options>(
   schema: Schema,
   handler: (request: v.InferOutput<Schema>, options: Options) => BinaryResult | Promise<BinaryResult>,
+  taskOptions: JsonTaskOptions = {},
 ): Task<Options> {
-  return requestTask(schema, async (request, options) => {
+  return requestTask(schema, taskOptions, async (request, options) => {
     const result = await handler(request, options);
     return { body: ownBuffer(result.bytes), mediaType: result.mediaType };
   });
@@ -79,27 +90,22 @@ export function binaryTask<Schema extends v.GenericSchema, Options>(
 /** Parses and validates the JSON body in the worker, runs `work`, and turns a TaskFailure into a returned failure. */
 function requestTask<Schema extends v.GenericSchema, Options, Value extends TaskValue>(
   schema: Schema,
+  taskOptions: JsonTaskOptions,
   work: (request: v.InferOutput<Schema>, options: Options) => Promise<Value>,
 ): Task<Options, Value> {
   return async (input: TaskInput<Options>): Promise<Outcome<Value>> => {
     const started = performance.now();
     const timings = () => ({ taskMs: performance.now() - started });
-    const parsed = parseJson(input.body, input.length);
-    if (!parsed.ok) return { ok: false, code: 'malformed', detail: parsed.detail, timings: timings() };
-    if (!isJsonObject(parsed.value)) {
-      return { ok: false, code: 'invalid', detail: NOT_AN_OBJECT.message, errors: [NOT_AN_OBJECT], timings: timings() };
-    }
-    const validated = v.safeParse(schema, parsed.value);
-    if (!validated.success) {
-      const errors = toFieldErrors(validated.issues);
-      return { ok: false, code: 'invalid', detail: summarize(errors), errors, timings: timings() };
-    }
+    const read = readJsonRequest(input.body, input.length, schema, taskOptions);
+    if (!read.ok) return { ok: false, code: read.code, detail: read.detail, ...(read.errors === undefined ? {} : { errors: read.errors }), timings: timings() };
     let value: Value;
     try {
-      value = await work(validated.output, input.options);
+      value = await work(read.value, input.options);
     } catch (error) {
       if (!(error instanceof TaskFailure)) throw error;
       return { ok: false, code: error.code, detail: error.message, errors: error.errors, ...(error.cause === undefined ? {} : { cause: error.cause }), timings: timings() };
+    } finally {
+      forgetDecoded();
     }
     return movable({ ok: true, value, timings: timings() });
   };
