@@ -6,7 +6,7 @@
 // read one at a time: a task asks for a page, reads it, closes it, so a
 // 2,000-page document never holds more than one page's objects.
 import { TaskFailure } from '../task/json-task.js';
-import { DRAW_OPS, displayTransform, openPdf, operatorListOf, PDF_OPS, type PdfDocument, type PdfPage } from '../seams/pdfjs.js';
+import { DRAW_OPS, decodedImage, displayTransform, openPdf, operatorListOf, PDF_OPS, type PdfDocument, type PdfPage } from '../seams/pdfjs.js';
 import { documentInfo } from './document-info.js';
 import { formFields } from './forms.js';
 import { bookmarks } from './outline.js';
@@ -86,6 +86,7 @@ function pageOf(page: PdfPage, number: number): ReaderPage {
         toPage: (x, y) => [a * x + c * y + e, b * x + d * y + f] as const,
       };
     },
+    decodedImage: (name) => decodedImage(page, name),
     formFields: () => formFields(page, display),
     close: () => {
       page.cleanup();

@@ -122,12 +122,22 @@ export interface PlacedImage {
   readonly filter: string | null;
 }
 
+/** An image's pixels as decoded (for comparing images by what they show, not by their bytes). */
+export interface DecodedImage {
+  readonly width: number;
+  readonly height: number;
+  /** Samples as pdf.js decodes them (8-bit gray, RGB or RGBA, row by row). */
+  readonly data: Uint8Array;
+}
+
 /** One page of an open document. Release it (`close`) before reading the next: pages are read one at a time. */
 export interface ReaderPage {
   readonly number: number;
   readonly size: PageSize;
   text(options: TextOptions): Promise<readonly TextItem[]>;
   operators(): Promise<Operators>;
+  /** The pixels of an image the operator list paints by name (`paintImageXObject`'s first argument); call after operators(). */
+  decodedImage(name: string): DecodedImage | null;
   formFields(): Promise<readonly FormField[]>;
   close(): void;
 }

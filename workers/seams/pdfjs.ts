@@ -97,6 +97,20 @@ export function operatorListOf(page: PdfPage): ReturnType<PdfPage['getOperatorLi
   return page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
 }
 
+/**
+ * The pixels pdf.js decoded for an image the page's operator list paints
+ * (paintImageXObject's first argument), once that list has been built.
+ * Images shared across pages live in the document's objects (`g_` ids).
+ */
+export function decodedImage(page: PdfPage, id: string): { width: number; height: number; data: Uint8Array } | null {
+  const objects = id.startsWith('g_') ? page.commonObjs : page.objs;
+  if (!objects.has(id)) return null;
+  const image = objects.get(id) as { width?: unknown; height?: unknown; data?: unknown } | null;
+  if (image === null || typeof image !== 'object' || typeof image.width !== 'number' || typeof image.height !== 'number') return null;
+  if (!(image.data instanceof Uint8Array || image.data instanceof Uint8ClampedArray)) return null;
+  return { width: image.width, height: image.height, data: new Uint8Array(image.data.buffer, image.data.byteOffset, image.data.byteLength) };
+}
+
 /** The 6-number matrix from user space to the page as displayed (points, top-left origin, y down). */
 export function displayTransform(page: PdfPage): number[] {
   return page.getViewport({ scale: 1 }).transform;

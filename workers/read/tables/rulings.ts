@@ -7,11 +7,9 @@
 // The operator codes come with the operator list (the reader's seam passes
 // pdf.js's OPS table), so this module stays free of pdf.js and tests can
 // feed it hand-made operator lists.
+import { IDENTITY, isMatrix, multiply, type Matrix } from '../matrix.js';
 import type { Operators } from '../types.js';
 import type { Segment } from './types.js';
-
-/** [a, b, c, d, e, f]: x' = a x + c y + e, y' = b x + d y + f (PDF 32000-1, 8.3.3). */
-export type Matrix = readonly [number, number, number, number, number, number];
 
 const OPERATORS = [
   'save',
@@ -60,24 +58,7 @@ export const MAX_SEGMENTS = 20_000;
 /** Off-axis by at most this (points, over the segment's length) still counts as horizontal or vertical. */
 const AXIS_TOLERANCE = 0.5;
 
-const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
 const WHITE = '#ffffff';
-
-export function multiply(m: Matrix, n: Matrix): Matrix {
-  // m applied first, then n (row-vector convention of the PDF spec).
-  return [
-    m[0] * n[0] + m[1] * n[2],
-    m[0] * n[1] + m[1] * n[3],
-    m[2] * n[0] + m[3] * n[2],
-    m[2] * n[1] + m[3] * n[3],
-    m[4] * n[0] + m[5] * n[2] + n[4],
-    m[4] * n[1] + m[5] * n[3] + n[5],
-  ];
-}
-
-function isMatrix(value: unknown): value is Matrix {
-  return Array.isArray(value) || ArrayBuffer.isView(value) ? (value as ArrayLike<unknown>).length === 6 : false;
-}
 
 /**
  * The page's axis-aligned ruling segments, in page coordinates (the
