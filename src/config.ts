@@ -65,6 +65,7 @@ const EnvSchema = v.object({
   PLATEN_AUTH_FAILURES_PER_MIN: v.optional(integer(1, 1_000_000), '30'),
   PLATEN_SHUTDOWN_GRACE_MS: v.optional(integer(0, 600_000), '10000'),
   PLATEN_MAX_PAGES: v.optional(integer(1, 1_000_000), '2000'),
+  PLATEN_READ_WORK_BUDGET: v.optional(integer(1_000, 2 ** 31), '20000000'),
   PLATEN_DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1)), './data'),
   PLATEN_JOB_RETENTION_S: v.optional(integer(1, 365 * 24 * 3600), String(24 * 3600)),
   PLATEN_JOB_CONCURRENCY: v.optional(integer(1, 256)),
@@ -137,6 +138,8 @@ export interface Config {
   readonly shutdownGraceMs: number;
   /** Pages one render may produce: a work budget, so a small request cannot hold a worker until the timeout. */
   readonly maxPages: number;
+  /** Drawing operators plus text runs one PDF-reading request may read (PLATEN_READ_WORK_BUDGET). */
+  readonly readWorkBudget: number;
   /** Where the embedded mode keeps job records, request bodies and results. */
   readonly dataDir: string;
   readonly jobRetentionMs: number;
@@ -259,6 +262,7 @@ function fromEnv(env: Env): Config {
     authFailuresPerMinute: env.PLATEN_AUTH_FAILURES_PER_MIN,
     shutdownGraceMs: env.PLATEN_SHUTDOWN_GRACE_MS,
     maxPages: env.PLATEN_MAX_PAGES,
+    readWorkBudget: env.PLATEN_READ_WORK_BUDGET,
     dataDir: env.PLATEN_DATA_DIR,
     jobRetentionMs: env.PLATEN_JOB_RETENTION_S * 1000,
     // Twice the threads: one job's store writes overlap another's render, so jobs alone keep every thread busy.

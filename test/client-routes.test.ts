@@ -95,6 +95,17 @@ describe('typed methods against the operation routes', () => {
     }
   });
 
+  test('extractText: the words of a rendered PDF, where poppler finds them', async (t) => {
+    const pdf = await renderPdf(s.base, textDocument('Extract these words'));
+    const poppler = await withFile(pdf, async (path) => (await run('pdftotext', [path, '-'])).stdout.trim());
+    for (const [mode, client] of clients) {
+      const answer = await unlessMissing(t, client.extractText({ pdf_data: pdf, options: { granularity: 'word' } }));
+      if (answer === undefined) return;
+      assert.equal(answer.data.page_count, 1, mode);
+      assert.equal(answer.data.pages[0]?.spans.map((span) => span.text).join(' '), poppler, mode);
+    }
+  });
+
   test('clusterStatus: the nodes of the cluster', async (t) => {
     for (const [mode, client] of clients) {
       const answer = await unlessMissing(t, client.clusterStatus());

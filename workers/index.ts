@@ -8,3 +8,4 @@ export { imageCompress as 'image-compress' } from './image/compress.js';
 export { fontSubset as 'font-subset' } from './font/subset-task.js';
 export { merge } from './docops/merge.js';
 export { split } from './docops/split.js';
+export { extractText as 'extract-text' } from './read/extract-text-task.js';

@@ -25,6 +25,7 @@ export interface TaskMap {
   'font-subset': { options: FontSubsetOptions; value: AccelValue };
   merge: { options: DocOpsOptions; value: TaskValue };
   split: { options: DocOpsOptions; value: TaskValue };
+  'extract-text': { options: ReadOptions; value: AccelValue };
 }
 
 /** The named exports of workers/index.ts. */
@@ -158,6 +159,14 @@ export interface WarmOptions {
   readonly barrier: SharedArrayBuffer;
   readonly threads: number;
   readonly timeoutMs: number;
+}
+
+/** Options of the PDF-reading tasks (parse, extract-text, ...), from the server's configuration. */
+export interface ReadOptions {
+  /** Pages one request may read (PLATEN_MAX_PAGES); more selected: 422 TOO_LARGE. */
+  readonly maxPages: number;
+  /** Drawing operators plus text runs one request may read (PLATEN_READ_WORK_BUDGET); past it: 422 TOO_LARGE. */
+  readonly workBudget: number;
 }
 
 export type Task<Options = Record<string, unknown>, Value extends TaskValue = TaskValue> = (input: TaskInput<Options>) => Promise<Outcome<Value>>;

@@ -7,6 +7,7 @@ import type { WorkerPool } from '../pool/pool.js';
 import { accelRoute, type AnyAccelOperation } from './operation.js';
 
 export function accelRoutes(pool: WorkerPool, config: Config): Route[] {
+  const readOptions = { maxPages: config.maxPages, workBudget: config.readWorkBudget };
   const operations: AnyAccelOperation[] = [
     { path: '/v1/linearize', tier: 'core', operation: 'linearize', task: 'linearize', options: {} },
     {
@@ -17,6 +18,7 @@ export function accelRoutes(pool: WorkerPool, config: Config): Route[] {
       options: { maxImageBytes: config.maxImageBytes, maxImagePixels: config.maxImagePixels, timeoutMs: config.timeoutMs },
     },
     { path: '/v1/font/subset', tier: 'core', operation: 'font-subset', task: 'font-subset', options: { maxFontBytes: config.maxFontBytes } },
+    { path: '/v1/extract-text', tier: 'pro', operation: 'extract-text', task: 'extract-text', options: readOptions },
   ];
   return operations.map((operation) => accelRoute(pool, config.version, operation));
 }

@@ -9,10 +9,12 @@ import {
   decodeClusterStatus,
   decodeCompressImage,
   decodeEnvelope,
+  decodeExtractText,
   decodeHealth,
   decodeLinearize,
   decodeSubsetFont,
   encodeCompressImage,
+  encodeExtractText,
   encodeLinearize,
   encodeSubsetFont,
 } from './codec.js';
@@ -33,6 +35,8 @@ import type {
   ClusterStatus,
   CompressImageRequest,
   CompressImageResult,
+  ExtractTextRequest,
+  ExtractTextResult,
   HealthRecord,
   LinearizeRequest,
   LinearizeResult,
@@ -138,6 +142,12 @@ export class PlatenClient {
   async linearize(request: LinearizeRequest, options: CallOptions = {}): Promise<AccelResponse<LinearizeResult>> {
     const body = await this.#call(post('/v1/linearize', encodeLinearize(request)), options);
     return decoded(body, (value) => decodeEnvelope(value, decodeLinearize));
+  }
+
+  /** POST /v1/extract-text (pro and above): text with font, colour, position and reading order. */
+  async extractText(request: ExtractTextRequest, options: CallOptions = {}): Promise<AccelResponse<ExtractTextResult>> {
+    const body = await this.#call(post('/v1/extract-text', encodeExtractText(request)), options);
+    return decoded(body, (value) => decodeEnvelope(value, decodeExtractText));
   }
 
   /** GET /v1/cluster/status (enterprise). */

@@ -7,6 +7,8 @@ import type {
   ClusterStatus,
   CompressImageRequest,
   CompressImageResult,
+  ExtractTextRequest,
+  ExtractTextResult,
   HealthRecord,
   LinearizeRequest,
   LinearizeResult,
@@ -34,6 +36,21 @@ export function encodeCompressImage(request: CompressImageRequest): Json {
 
 export function encodeLinearize(request: LinearizeRequest): Json {
   return { ...request, pdf_data: base64(request.pdf_data, 'pdf_data') };
+}
+
+export function encodeExtractText(request: ExtractTextRequest): Json {
+  return { ...request, pdf_data: base64(request.pdf_data, 'pdf_data') };
+}
+
+export function decodeExtractText(data: Json): ExtractTextResult {
+  number(data, 'page_count');
+  if (!Array.isArray(data.pages)) throw new ShapeError('data.pages is not an array');
+  for (const page of data.pages as unknown[]) {
+    const record = object(page, 'a page');
+    number(record, 'page_number');
+    if (!Array.isArray(record.spans)) throw new ShapeError('a page has no spans array');
+  }
+  return data as unknown as ExtractTextResult;
 }
 
 export function decodeHealth(body: unknown): HealthRecord {

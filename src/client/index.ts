@@ -20,10 +20,13 @@ export type {
   ClusterStatus,
   CompressImageRequest,
   CompressImageResult,
+  ExtractTextRequest,
+  ExtractTextResult,
   HealthRecord,
   LinearizeRequest,
   LinearizeResult,
   ProblemDocument,
   SubsetFontRequest,
   SubsetFontResult,
+  TextSpan,
 } from './types.js';

@@ -83,6 +83,44 @@ export interface LinearizeRequest {
  */
 export type LinearizeResult = { readonly pdf_data: Buffer } & Readonly<Record<string, unknown>>;
 
+/** POST /v1/extract-text (pro and above). */
+export interface ExtractTextRequest {
+  readonly pdf_data: Uint8Array;
+  readonly password?: string;
+  readonly options?: {
+    /** [first, last], 1-based, inclusive; `last` past the end is clamped. */
+    readonly page_range?: readonly [number, number];
+    readonly granularity?: 'span' | 'word' | 'char';
+    /** BCP 47 tag for cutting words in scripts written without spaces. */
+    readonly language_hint?: string;
+  };
+}
+
+/** A run of text, word or character, in points from the displayed page's top-left corner, y down. */
+export interface TextSpan {
+  readonly text: string;
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  readonly font: string;
+  readonly font_size: number;
+  /** "#rrggbb" */
+  readonly color: string;
+  readonly bold: boolean;
+  readonly italic: boolean;
+  readonly rotation: number;
+  readonly invisible: boolean;
+  readonly reading_order: number;
+}
+
+export interface ExtractTextResult {
+  readonly page_count: number;
+  /** Set when a damaged PDF was read by rebuilding its cross-reference table. */
+  readonly notice: string | null;
+  readonly pages: ReadonlyArray<{ readonly page_number: number; readonly width: number; readonly height: number; readonly spans: readonly TextSpan[] }>;
+}
+
 /** GET /v1/cluster/status */
 export interface ClusterNode {
   readonly node_id: string;

@@ -27,8 +27,12 @@ interface Run {
 }
 
 export interface StyleTrack {
-  /** The style for the next `length` non-whitespace characters of text items, in order. */
-  take(text: string): GlyphStyle;
+  /**
+   * The style of the next text item (given its text), and the advance of
+   * each of its non-whitespace characters in em (null where the glyphs
+   * and the text could not be lined up).
+   */
+  take(text: string): { style: GlyphStyle; advances: number[] | null };
 }
 
 const DEFAULT_STYLE: GlyphStyle = { color: '#000000', invisible: false };
@@ -36,6 +40,7 @@ const DEFAULT_STYLE: GlyphStyle = { color: '#000000', invisible: false };
 export function styleTrack(fnArray: readonly number[], argsArray: readonly unknown[], ops: Readonly<Record<string, number>>): StyleTrack {
   const runs: Run[] = [];
   let characters = '';
+  const advances: number[] = [];
   let color = '#000000';
   let mode = 0;
   const saved: { color: string; mode: number }[] = [];
@@ -47,24 +52,28 @@ export function styleTrack(fnArray: readonly number[], argsArray: readonly unkno
     else if (fn === ops.setFillRGBColor && typeof args?.[0] === 'string') color = args[0];
     else if (fn === ops.setTextRenderingMode && typeof args?.[0] === 'number') mode = args[0];
     else if (fn === ops.showText && Array.isArray(args?.[0])) {
-      const text = glyphText(args[0] as unknown[]);
-      if (text.length === 0) continue;
-      runs.push({ start: characters.length, style: styleOf(color, mode) });
-      characters += text;
+      const start = characters.length;
+      characters += glyphText(args[0] as unknown[], advances);
+      if (characters.length > start) runs.push({ start, style: styleOf(color, mode) });
     }
   }
-  return tracker(runs, characters);
+  return tracker(runs, characters, advances);
 }
 
-function glyphText(glyphs: readonly unknown[]): string {
+/** The glyphs' characters (compacted), pushing each character's advance in em (pdf.js glyph widths are per 1000 em). */
+function glyphText(glyphs: readonly unknown[], advances: number[]): string {
   let text = '';
   for (const glyph of glyphs) {
-    if (glyph !== null && typeof glyph === 'object') {
-      const unicode = (glyph as { unicode?: unknown }).unicode;
-      if (typeof unicode === 'string') text += unicode;
-    }
+    if (glyph === null || typeof glyph !== 'object') continue;
+    const { unicode, width } = glyph as { unicode?: unknown; width?: unknown };
+    if (typeof unicode !== 'string') continue;
+    const chars = compact(unicode);
+    if (chars.length === 0) continue;
+    const each = typeof width === 'number' && Number.isFinite(width) ? width / 1000 / chars.length : Number.NaN;
+    for (let i = 0; i < chars.length; i++) advances.push(each);
+    text += chars;
   }
-  return compact(text);
+  return text;
 }
 
 const styles = new Map<string, GlyphStyle>();
@@ -87,7 +96,7 @@ export function compact(text: string): string {
   return text.normalize('NFKC').replace(/\s+/gu, '');
 }
 
-function tracker(runs: readonly Run[], characters: string): StyleTrack {
+function tracker(runs: readonly Run[], characters: string, advances: readonly number[]): StyleTrack {
   let position = 0;
   let runIndex = 0;
   const styleAt = (offset: number): GlyphStyle => {
@@ -97,9 +106,9 @@ function tracker(runs: readonly Run[], characters: string): StyleTrack {
     return (runs[runIndex] as Run).style;
   };
   return {
-    take(text: string): GlyphStyle {
+    take(text: string) {
       const wanted = compact(text);
-      if (wanted.length === 0) return styleAt(Math.min(position, Math.max(0, characters.length - 1)));
+      if (wanted.length === 0) return { style: styleAt(Math.min(position, Math.max(0, characters.length - 1))), advances: null };
       if (!characters.startsWith(wanted[0] as string, position)) {
         const found = characters.indexOf(wanted, position);
         if (found !== -1 && found - position <= RESYNC_WINDOW * 4) position = found;
@@ -109,8 +118,9 @@ function tracker(runs: readonly Run[], characters: string): StyleTrack {
         }
       }
       const style = styleAt(Math.min(position, Math.max(0, characters.length - 1)));
+      const lined = characters.startsWith(wanted, position) ? advances.slice(position, position + wanted.length) : null;
       position += wanted.length;
-      return style;
+      return { style, advances: lined !== null && lined.every(Number.isFinite) ? lined : null };
     },
   };
 }

@@ -44,16 +44,24 @@ export async function readText(page: PdfPage, operators: { fnArray: readonly num
   for (const entry of content.items) {
     if (!('str' in entry)) continue;
     const raw = entry as RawItem;
-    const style = track?.take(raw.str);
+    const taken = track?.take(raw.str);
     if (raw.str.length === 0) continue;
     const fontStyle = (content.styles as Record<string, RawStyle | undefined>)[raw.fontName];
     const facts = operators !== null ? fontFacts(page, raw.fontName, fonts) : null;
-    items.push(place(raw, display, fontStyle, facts, style?.color ?? '#000000', style?.invisible ?? false));
+    items.push(place(raw, display, fontStyle, facts, taken?.style.color ?? '#000000', taken?.style.invisible ?? false, taken?.advances ?? null));
   }
   return items;
 }
 
-function place(raw: RawItem, display: readonly number[], fontStyle: RawStyle | undefined, facts: FontFacts | null, color: string, invisible: boolean): TextItem {
+function place(
+  raw: RawItem,
+  display: readonly number[],
+  fontStyle: RawStyle | undefined,
+  facts: FontFacts | null,
+  color: string,
+  invisible: boolean,
+  advances: readonly number[] | null,
+): TextItem {
   const m = multiply(display, raw.transform);
   const [a, b, c, d, e, f] = m as [number, number, number, number, number, number];
   const size = Math.hypot(c, d);
@@ -81,6 +89,7 @@ function place(raw: RawItem, display: readonly number[], fontStyle: RawStyle | u
     rotation,
     invisible,
     endsLine: raw.hasEOL,
+    advances: advances === null ? null : advances.map((em) => em * size),
   };
 }
 

@@ -34,6 +34,12 @@ export interface TextItem {
   readonly invisible: boolean;
   /** pdf.js says the run ends a line in the content stream. */
   readonly endsLine: boolean;
+  /**
+   * Advance of each non-whitespace character of `text` in points, from the
+   * font's glyph widths; null when styles were not read or the glyphs could
+   * not be lined up with the text. For splitting runs into words and characters.
+   */
+  readonly advances?: readonly number[] | null;
 }
 
 /** The page's size as displayed (width and height swap for /Rotate 90 and 270). */

@@ -1,0 +1,101 @@
+// Reading order of blocks: a recursive XY-cut (Nagy and Seth, 1984) that
+// prefers columns. In a region, a vertical gutter no block crosses splits it
+// into columns, read left to right, each in full before the next. Without
+// one, the region is cut into horizontal bands at the gaps no block crosses,
+// read top to bottom; but adjacent bands that share a gutter are merged back
+// first, so two columns whose paragraph gaps happen to line up are still
+// read column by column, not band by band.
+import type { Box } from './lines.js';
+
+/** Narrower free strips are the space between words of neighbouring blocks, not a gutter. */
+const MIN_GUTTER = 6;
+/** Bands are cut at gaps at least this tall (points). */
+const MIN_BAND_GAP = 0.5;
+
+interface Interval {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** The boxes' indices in reading order. */
+export function readingOrder(boxes: readonly Box[]): number[] {
+  const order: number[] = [];
+  cut(boxes.map((_, i) => i), boxes, order, 0);
+  return order;
+}
+
+function cut(indices: number[], boxes: readonly Box[], order: number[], depth: number): void {
+  if (indices.length <= 1 || depth > 64) {
+    order.push(...sortTopLeft(indices, boxes));
+    return;
+  }
+  const columns = splitAt(indices, boxes, 'x', MIN_GUTTER);
+  if (columns.length > 1) {
+    for (const column of columns) cut(column, boxes, order, depth + 1);
+    return;
+  }
+  const bands = splitAt(indices, boxes, 'y', MIN_BAND_GAP);
+  if (bands.length <= 1) {
+    order.push(...sortTopLeft(indices, boxes));
+    return;
+  }
+  const merged: number[][] = [];
+  let previousGutters: Interval[] = [];
+  for (const band of bands) {
+    const gutters = guttersOf(band, boxes);
+    const last = merged[merged.length - 1];
+    if (last !== undefined && gutters.some((g) => previousGutters.some((p) => overlaps(g, p)))) {
+      last.push(...band);
+      previousGutters = guttersOf(last, boxes);
+    } else {
+      merged.push([...band]);
+      previousGutters = gutters;
+    }
+  }
+  if (merged.length === 1) {
+    // Merging found a gutter the whole region shares only band by band (a staggered layout): read the bands in order.
+    for (const band of bands) cut(band, boxes, order, depth + 1);
+    return;
+  }
+  for (const group of merged) cut(group, boxes, order, depth + 1);
+}
+
+/** Splits the boxes at free strips along `axis` at least `minGap` wide, in increasing order. */
+function splitAt(indices: readonly number[], boxes: readonly Box[], axis: 'x' | 'y', minGap: number): number[][] {
+  const start = (i: number) => (axis === 'x' ? (boxes[i] as Box).x : (boxes[i] as Box).y);
+  const size = (i: number) => (axis === 'x' ? (boxes[i] as Box).width : (boxes[i] as Box).height);
+  const sorted = [...indices].sort((a, b) => start(a) - start(b));
+  const groups: number[][] = [];
+  let current: number[] = [];
+  let reach = -Infinity;
+  for (const i of sorted) {
+    if (current.length > 0 && start(i) - reach >= minGap) {
+      groups.push(current);
+      current = [];
+    }
+    current.push(i);
+    reach = Math.max(reach, start(i) + size(i));
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
+}
+
+/** Free vertical strips inside the band's horizontal extent. */
+function guttersOf(indices: readonly number[], boxes: readonly Box[]): Interval[] {
+  const columns = splitAt(indices, boxes, 'x', MIN_GUTTER);
+  const gutters: Interval[] = [];
+  for (let c = 1; c < columns.length; c++) {
+    const left = Math.max(...(columns[c - 1] as number[]).map((i) => (boxes[i] as Box).x + (boxes[i] as Box).width));
+    const right = Math.min(...(columns[c] as number[]).map((i) => (boxes[i] as Box).x));
+    gutters.push({ start: left, end: right });
+  }
+  return gutters;
+}
+
+function overlaps(a: Interval, b: Interval): boolean {
+  return Math.min(a.end, b.end) - Math.max(a.start, b.start) > 0;
+}
+
+function sortTopLeft(indices: readonly number[], boxes: readonly Box[]): number[] {
+  return [...indices].sort((a, b) => (boxes[a] as Box).y - (boxes[b] as Box).y || (boxes[a] as Box).x - (boxes[b] as Box).x);
+}

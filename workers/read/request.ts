@@ -1,0 +1,64 @@
+// What every reading task's request shares: the PDF as base64 (decoded here,
+// in the worker), an optional password, a page range, and the bounds on the
+// work one request may ask for (page limit, work budget).
+import * as v from 'valibot';
+import type { ReadOptions } from '../protocol.js';
+import { decodeBase64 } from '../task/base64.js';
+import { TaskFailure } from '../task/json-task.js';
+
+/** [first, last], 1-based, inclusive; `last` past the end is clamped. */
+export const PageRange = v.pipe(
+  v.tuple([v.pipe(v.number(), v.integer()), v.pipe(v.number(), v.integer())], 'must be [first, last]: two whole page numbers'),
+  v.readonly(),
+);
+
+/** No cap of its own: the request body is already capped (PLATEN_MAX_BODY_BYTES). */
+const NO_CAP = 2 ** 31;
+
+export function decodePdf(base64: string, field: string): Uint8Array {
+  const decoded = decodeBase64(base64, NO_CAP);
+  if (!(decoded instanceof Uint8Array)) throw TaskFailure.field(field, 'INVALID_FORMAT', decoded.message);
+  return decoded;
+}
+
+export interface Pages {
+  readonly first: number;
+  readonly last: number;
+}
+
+/** The pages to read, or a 422 on `field` (first < 1, first > last, first past the end, or more than the page limit). */
+export function selectPages(range: readonly [number, number] | undefined, pageCount: number, options: ReadOptions, field: string): Pages {
+  const [first, requestedLast] = range ?? [1, pageCount];
+  if (first < 1) throw TaskFailure.field(field, 'OUT_OF_RANGE', `the first page is ${first}; pages are numbered from 1`);
+  if (first > requestedLast) throw TaskFailure.field(field, 'INVALID_VALUE', `the first page (${first}) is after the last (${requestedLast})`);
+  if (first > pageCount) throw TaskFailure.field(field, 'OUT_OF_RANGE', `the first page is ${first} but the document has ${pageCount} page${pageCount === 1 ? '' : 's'}`);
+  const last = Math.min(requestedLast, pageCount);
+  if (last - first + 1 > options.maxPages) {
+    throw TaskFailure.field(
+      field,
+      'TOO_LARGE',
+      `${last - first + 1} pages selected; one request reads at most ${options.maxPages} (PLATEN_MAX_PAGES): send a page_range and read the rest in further requests`,
+    );
+  }
+  return { first, last };
+}
+
+/** Counts the work done so far (drawing operators and text runs read) against the request's budget. */
+export class WorkBudget {
+  private spent = 0;
+  constructor(
+    private readonly limit: number,
+    private readonly field: string,
+  ) {}
+
+  spend(units: number, page: number): void {
+    this.spent += units;
+    if (this.spent > this.limit) {
+      throw TaskFailure.field(
+        this.field,
+        'TOO_LARGE',
+        `reading stopped at page ${page}: the pages so far hold more than ${this.limit} drawing operators and text runs, this server's work budget per request (PLATEN_READ_WORK_BUDGET); send a smaller page_range`,
+      );
+    }
+  }
+}
