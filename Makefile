@@ -21,7 +21,9 @@ run: build
 tools:
 	bash test/tools.sh
 
+# The contracts are linted as API tools read them (Redocly, redocly.yaml) before the suites run.
 test: build tools
+	npm run lint:api
 	npm test
 
 bench: build
