@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { KEYS, bearer } from './helpers/keys.js';
 import { postJson, readProblem } from './helpers/http.js';
 import { pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
-import { startTestServer, type TestServer } from './helpers/server.js';
+import { gate } from './helpers/gate.js';
+import { FAULT_WORKER, startTestServer, type TestServer } from './helpers/server.js';
 import { redisEnv, startRedis, type TestRedis } from './helpers/redis.js';
 
 interface Session {
@@ -131,6 +132,53 @@ function sessionTests(): void {
     assert.equal(late.status, 409);
     assert.equal((await readProblem(late)).slug, 'session-not-active');
     assert.equal((await postJson(s.base, '/api/v1/sessions', {})).status, 201);
+  });
+
+  test('eight concurrent renders: exactly one renders (200), the other seven are 409 session-not-active', async (t) => {
+    const s = await enabled();
+    t.after(() => s.close());
+    const { session_id: id } = await read(await postJson(s.base, '/api/v1/sessions', {}));
+    assert.equal((await call(s, 'POST', `/api/v1/sessions/${id}/text`, { text: 'Rendered once' })).status, 200);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call(s, 'POST', `/api/v1/sessions/${id}/render`)));
+    const statuses = answers.map((answer) => answer.status).sort();
+    assert.deepEqual(statuses, [200, 409, 409, 409, 409, 409, 409, 409]);
+    for (const answer of answers) {
+      if (answer.status === 409) assert.equal((await readProblem(answer)).slug, 'session-not-active');
+      else assert.match(await pdfToText(new Uint8Array(await answer.arrayBuffer())), /Rendered once/);
+    }
+    assert.equal((await read(await call(s, 'GET', `/api/v1/sessions/${id}`))).status, 'rendered');
+  });
+
+  test('while a render runs the session takes nothing else; when it fails (timeout) the session is active again and a retry renders it', async (t) => {
+    const g = gate();
+    const s = await startTestServer(
+      { PLATEN_SESSIONS_ENABLED: 'true', PLATEN_TIMEOUT_MS: '1500', ...redisEnv(redis) },
+      { workerFile: FAULT_WORKER, workerData: g.workerData },
+    );
+    t.after(() => s.close());
+    const { session_id: id } = await read(await postJson(s.base, '/api/v1/sessions', {}));
+    const path = `/api/v1/sessions/${id}`;
+    // The fixture worker holds a render whose text says fixture-fault:block until the gate opens.
+    assert.equal((await call(s, 'POST', `${path}/text`, { text: 'fixture-fault:block Second try' })).status, 200);
+    const first = call(s, 'POST', `${path}/render`);
+    await g.blocked(1);
+    assert.equal((await read(await call(s, 'GET', path))).status, 'active', 'the spec has no rendering state');
+    const add = await call(s, 'POST', `${path}/text`, { text: 'late' });
+    assert.equal(add.status, 409);
+    assert.match((await readProblem(add)).detail ?? '', /being rendered/);
+    assert.equal((await call(s, 'POST', `${path}/render`)).status, 409);
+
+    const timedOut = await first;
+    assert.equal(timedOut.status, 504);
+    assert.equal((await readProblem(timedOut)).slug, 'request-timeout');
+    const after = await read(await call(s, 'GET', path));
+    assert.deepEqual({ status: after.status, count: after.operation_count }, { status: 'active', count: 1 });
+
+    g.open();
+    const retried = await call(s, 'POST', `${path}/render`);
+    assert.equal(retried.status, 200);
+    assert.match(await pdfToText(new Uint8Array(await retried.arrayBuffer())), /Second try/);
+    assert.equal((await read(await call(s, 'GET', path))).status, 'rendered');
   });
 
   test('an operation count past the session maximum is a 422', async (t) => {

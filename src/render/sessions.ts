@@ -3,7 +3,9 @@
 // at a time; one final render replays them all and ends the session.
 // Each added operation is validated in a worker exactly as inside a
 // RenderRequest, and an invalid one is not counted. Sessions belong to their
-// client: another key gets 404.
+// client: another key gets 404. A render claims the session in the store
+// first (src/store/sessions.ts): of concurrent renders one runs and the rest
+// get 409, and a render that fails leaves the session active, to be retried.
 import { randomBytes } from 'node:crypto';
 import type { SessionOperationOptions } from '../../workers/protocol.js';
 import type { Principal } from '../auth/key-store.js';
@@ -12,7 +14,7 @@ import { renderEnvelope } from '../http/envelope.js';
 import { HttpProblem } from '../http/problem.js';
 import type { Method, Route, RouteContext, RouteResult } from '../http/route.js';
 import type { WorkerPool } from '../pool/pool.js';
-import type { SessionRecord, SessionStore } from '../store/sessions.js';
+import type { SessionRecord, SessionStatus, SessionStore } from '../store/sessions.js';
 
 export interface SessionRoutesDeps {
   readonly pool: WorkerPool;
@@ -52,7 +54,8 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
     body: renderEnvelope(
       JSON.stringify({
         session_id: session.id,
-        status: session.status,
+        // The spec's states are active, rendered and expired: a session whose render runs is active until it succeeds.
+        status: session.status === 'rendering' ? 'active' : session.status,
         document_id: session.documentId,
         operation_count: session.operationCount,
         created_at: session.createdAt,
@@ -73,12 +76,20 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
     return session;
   };
 
+  // A render's claim outlives the longest the render may take (PLATEN_TIMEOUT_MS, queue wait included) by a margin for the store's round trips.
+  const renderLeaseMs = deps.pool.timeoutMs + 30_000;
+
   const active = (session: SessionRecord): SessionRecord => {
     if (session.status === 'active') return session;
     throw notActive(session.status);
   };
-  const notActive = (status: string) =>
-    new HttpProblem('session-not-active', { detail: `The session is ${status}; it takes no more operations. Create a new session.` });
+  const notActive = (status: SessionStatus) =>
+    new HttpProblem('session-not-active', {
+      detail:
+        status === 'rendering'
+          ? 'The session is being rendered by another request; it takes no operations or other render meanwhile. If that render fails, the session is active again.'
+          : `The session is ${status}; it takes no more operations. Create a new session.`,
+    });
   const full = () =>
     new HttpProblem('validation-failed', {
       detail: `The session holds its maximum of ${deps.maxOperations} operations (PLATEN_SESSION_MAX_OPERATIONS); render it, or split the document.`,
@@ -178,16 +189,29 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
       auth: 'core',
       body: 'none',
       async handle(context) {
-        const session = active(await own(context));
-        const operations = (await store.operations(session.id)) ?? [];
-        // The stored operations are already-validated JSON: spliced, not parsed again.
-        const request = `{"page_size":${JSON.stringify(session.pageSize)},"orientation":${JSON.stringify(session.orientation)},"operations":[${operations.length > 0 ? operations.join(',') : '{"type":"add_page"}'}]}`;
-        const bytes = Buffer.from(request, 'utf8');
-        const buffer = new ArrayBuffer(bytes.byteLength);
-        new Uint8Array(buffer).set(bytes);
-        const value = await dispatch(deps.pool, context, 'render', { maxPages: deps.maxPages }, { buffer, length: bytes.byteLength });
-        // Rendered is final. Should the session have expired or been rendered meanwhile, this PDF is still the one asked for.
-        await store.finish(session.id);
+        const claim = await store.beginRender((await own(context)).id, renderLeaseMs);
+        if (claim.kind === 'gone') throw new HttpProblem('not-found', { detail: 'The session was deleted just now.' });
+        if (claim.kind === 'not-active') throw notActive(claim.status);
+        const { session, token } = claim;
+        let value;
+        try {
+          const operations = (await store.operations(session.id)) ?? [];
+          // The stored operations are already-validated JSON: spliced, not parsed again.
+          const request = `{"page_size":${JSON.stringify(session.pageSize)},"orientation":${JSON.stringify(session.orientation)},"operations":[${operations.length > 0 ? operations.join(',') : '{"type":"add_page"}'}]}`;
+          const bytes = Buffer.from(request, 'utf8');
+          const buffer = new ArrayBuffer(bytes.byteLength);
+          new Uint8Array(buffer).set(bytes);
+          value = await dispatch(deps.pool, context, 'render', { maxPages: deps.maxPages }, { buffer, length: bytes.byteLength });
+        } catch (error) {
+          // No PDF was made (a worker error, the timeout, a full pool, the client gone): the session is
+          // active again with its operations, so the render can be retried. Should the store be
+          // unreachable now, the claim lapses after its lease instead.
+          await store.endRender(session.id, token, 'active').catch(() => undefined);
+          throw error;
+        }
+        // A 200 means the session is rendered: if that cannot be recorded (the store unreachable), the
+        // client gets the 503 instead of the PDF and the claim lapses, so a later render can succeed.
+        await store.endRender(session.id, token, 'rendered');
         return {
           status: 200,
           mediaType: value.mediaType,

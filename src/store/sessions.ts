@@ -3,7 +3,16 @@
 // the multi-node mode keeps them in Redis behind the same interface. Every
 // change is checked and applied in one step (a Lua script in Redis), so two
 // adds racing on two nodes cannot overrun the limits or revive a session.
-export type SessionStatus = 'active' | 'rendered' | 'expired';
+//
+// A render is terminal, and exactly one render of a session may run: it
+// claims the session (active → rendering, compare-and-set) before it starts,
+// and ends the claim as `rendered` when the PDF is made or back to `active`
+// when it failed (worker error, timeout, the client gone), so a failed render
+// may be retried. A claim whose node died lapses after its lease.
+import { randomUUID } from 'node:crypto';
+
+/** `rendering` is internal: the API shows such a session as `active` (the spec's three states). */
+export type SessionStatus = 'active' | 'rendering' | 'rendered' | 'expired';
 
 export interface SessionRecord {
   readonly id: string;
@@ -31,6 +40,14 @@ export type AppendResult =
   | { readonly kind: 'too-large' }
   | { readonly kind: 'gone' };
 
+export type RenderClaim =
+  | { readonly kind: 'ok'; readonly session: SessionRecord; readonly token: string }
+  | { readonly kind: 'not-active'; readonly status: SessionStatus }
+  | { readonly kind: 'gone' };
+
+/** How a claimed render ended: `rendered` (terminal) or `active` again (it failed; the session may render later). */
+export type RenderEnd = 'rendered' | 'active';
+
 export interface SessionStore {
   create(record: SessionRecord): Promise<void>;
   /** The session, with idle expiry applied. */
@@ -39,10 +56,12 @@ export interface SessionStore {
   append(id: string, operation: string, limits: SessionLimits): Promise<AppendResult>;
   /** Each operation's JSON, in order: replayed as they are by the final render. */
   operations(id: string): Promise<string[] | undefined>;
-  /** active → rendered; undefined when the session was not active any more. */
-  finish(id: string): Promise<SessionRecord | undefined>;
+  /** active → rendering, for `leaseMs` at most: one caller wins, every other one gets not-active. */
+  beginRender(id: string, leaseMs: number): Promise<RenderClaim>;
+  /** Ends the claim `token` holds; false when it no longer holds it (the lease lapsed and another render claimed it, or the session was deleted). */
+  endRender(id: string, token: string, end: RenderEnd): Promise<boolean>;
   remove(id: string): Promise<void>;
-  /** Active (not expired, not rendered) sessions of a client. */
+  /** Sessions of a client that are active or rendering (not expired, not rendered). */
   activeCount(owner: string): Promise<number>;
   close(): void;
 }
@@ -50,6 +69,8 @@ export interface SessionStore {
 interface Entry {
   record: SessionRecord;
   readonly operations: string[];
+  /** While rendering: the claim's token and when its lease lapses. */
+  render?: { readonly token: string; readonly until: number };
 }
 
 export class MemorySessionStore implements SessionStore {
@@ -89,11 +110,24 @@ export class MemorySessionStore implements SessionStore {
     return this.#entry(id)?.operations.slice();
   }
 
-  async finish(id: string): Promise<SessionRecord | undefined> {
+  // Single-threaded: nothing can run between the check and the write (no await between them).
+  async beginRender(id: string, leaseMs: number): Promise<RenderClaim> {
     const entry = this.#entry(id);
-    if (entry === undefined || entry.record.status !== 'active') return undefined;
-    entry.record = { ...entry.record, status: 'rendered', lastActivityAt: new Date(this.now()).toISOString() };
-    return entry.record;
+    if (entry === undefined) return { kind: 'gone' };
+    if (entry.record.status !== 'active') return { kind: 'not-active', status: entry.record.status };
+    const now = this.now();
+    const token = randomUUID();
+    entry.render = { token, until: now + leaseMs };
+    entry.record = { ...entry.record, status: 'rendering', lastActivityAt: new Date(now).toISOString() };
+    return { kind: 'ok', session: entry.record, token };
+  }
+
+  async endRender(id: string, token: string, end: RenderEnd): Promise<boolean> {
+    const entry = this.#sessions.get(id);
+    if (entry === undefined || entry.record.status !== 'rendering' || entry.render?.token !== token) return false;
+    entry.render = undefined;
+    entry.record = { ...entry.record, status: end, lastActivityAt: new Date(this.now()).toISOString() };
+    return true;
   }
 
   async remove(id: string): Promise<void> {
@@ -104,7 +138,7 @@ export class MemorySessionStore implements SessionStore {
     let count = 0;
     for (const id of this.#sessions.keys()) {
       const record = this.#entry(id)?.record;
-      if (record?.owner === owner && record.status === 'active') count++;
+      if (record?.owner === owner && (record.status === 'active' || record.status === 'rendering')) count++;
     }
     return count;
   }
@@ -114,7 +148,8 @@ export class MemorySessionStore implements SessionStore {
     const now = this.now();
     for (const [id, entry] of this.#sessions) {
       this.#expire(entry);
-      if (entry.record.status !== 'active' && now - Date.parse(entry.record.lastActivityAt) >= 2 * this.idleMs) this.#sessions.delete(id);
+      const ended = entry.record.status === 'rendered' || entry.record.status === 'expired';
+      if (ended && now - Date.parse(entry.record.lastActivityAt) >= 2 * this.idleMs) this.#sessions.delete(id);
     }
   }
 
@@ -129,6 +164,11 @@ export class MemorySessionStore implements SessionStore {
   }
 
   #expire(entry: Entry): void {
+    // A claim whose render never ended (it cannot, short of a bug: the route ends it in every case) lapses.
+    if (entry.record.status === 'rendering' && this.now() >= (entry.render?.until ?? 0)) {
+      entry.render = undefined;
+      entry.record = { ...entry.record, status: 'active' };
+    }
     if (entry.record.status === 'active' && this.now() - Date.parse(entry.record.lastActivityAt) >= this.idleMs) {
       entry.record = { ...entry.record, status: 'expired' };
     }

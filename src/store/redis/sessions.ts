@@ -3,15 +3,34 @@
 // last activity (for the active-session maximum). Idle expiry is computed
 // from the last activity, as in memory; the keys themselves expire two idle
 // periods after the last activity, which is the removal after the grace
-// period. Appends and the final transition run as Lua scripts, so checks and
-// writes cannot interleave across nodes.
-import type { AppendResult, SessionLimits, SessionRecord, SessionStatus, SessionStore } from '../sessions.js';
+// period. Appends and the render's claim and end run as Lua scripts, so checks
+// and writes cannot interleave across nodes: of eight renders at once on any
+// nodes, one claims the session.
+import { randomUUID } from 'node:crypto';
+import type { AppendResult, RenderClaim, RenderEnd, SessionLimits, SessionRecord, SessionStatus, SessionStore } from '../sessions.js';
 import { operationSize } from '../sessions.js';
 import type { RedisConnection } from './connection.js';
 
+// The status as it stands at now: a rendering claim past its lease is active
+// again (written back), and an active session idle for a whole period is expired.
+// KEYS[1] is the hash. Returns the status, or nil when the session is gone.
+const STATUS_AT = `
+local function status_at(now, idle)
+  local status = redis.call('HGET', KEYS[1], 'status')
+  if not status then return nil end
+  if status == 'rendering' and now >= tonumber(redis.call('HGET', KEYS[1], 'until')) then
+    status = 'active'
+    redis.call('HSET', KEYS[1], 'status', status)
+    redis.call('HDEL', KEYS[1], 'token', 'until')
+  end
+  if status == 'active' and now - tonumber(redis.call('HGET', KEYS[1], 'last')) >= idle then status = 'expired' end
+  return status
+end
+`;
+
 // KEYS: hash, list, owner set. ARGV: operation, maxOperations, maxBytes, now ms, idle ms, size, id.
-const APPEND = `
-local status = redis.call('HGET', KEYS[1], 'status')
+const APPEND = `${STATUS_AT}
+local status = status_at(tonumber(ARGV[4]), tonumber(ARGV[5]))
 if not status then return {'gone'} end
 local now = tonumber(ARGV[4])
 if status == 'active' and now - tonumber(redis.call('HGET', KEYS[1], 'last')) >= tonumber(ARGV[5]) then status = 'expired' end
@@ -30,16 +49,38 @@ redis.call('PEXPIRE', KEYS[3], ttl)
 return {'ok'}
 `;
 
-// KEYS: hash, list, owner set. ARGV: now ms, idle ms, id.
-const FINISH = `
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return 0 end
+// The claim: active → rendering with a token and a lease. The keys live at
+// least as long as the lease. KEYS: hash, list, owner set. ARGV: now ms, idle ms, lease ms, token, id.
+const BEGIN_RENDER = `${STATUS_AT}
 local now = tonumber(ARGV[1])
-if status ~= 'active' or now - tonumber(redis.call('HGET', KEYS[1], 'last')) >= tonumber(ARGV[2]) then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'rendered', 'last', now)
-redis.call('PEXPIRE', KEYS[1], 2 * tonumber(ARGV[2]))
-redis.call('PEXPIRE', KEYS[2], 2 * tonumber(ARGV[2]))
-redis.call('ZREM', KEYS[3], ARGV[3])
+local status = status_at(now, tonumber(ARGV[2]))
+if not status then return {'gone'} end
+if status ~= 'active' then return {'not-active', status} end
+redis.call('HSET', KEYS[1], 'status', 'rendering', 'token', ARGV[4], 'until', now + tonumber(ARGV[3]), 'last', now)
+local ttl = 2 * tonumber(ARGV[2]) + tonumber(ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+redis.call('ZADD', KEYS[3], now, ARGV[5])
+redis.call('PEXPIRE', KEYS[3], ttl)
+return {'ok'}
+`;
+
+// Ends the claim the token holds: rendered (terminal) or active again.
+// KEYS: hash, list, owner set. ARGV: now ms, idle ms, token, end, id.
+const END_RENDER = `
+if redis.call('HGET', KEYS[1], 'status') ~= 'rendering' or redis.call('HGET', KEYS[1], 'token') ~= ARGV[3] then return 0 end
+local now = tonumber(ARGV[1])
+redis.call('HSET', KEYS[1], 'status', ARGV[4], 'last', now)
+redis.call('HDEL', KEYS[1], 'token', 'until')
+local ttl = 2 * tonumber(ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+if ARGV[4] == 'rendered' then
+  redis.call('ZREM', KEYS[3], ARGV[5])
+else
+  redis.call('ZADD', KEYS[3], now, ARGV[5])
+  redis.call('PEXPIRE', KEYS[3], ttl)
+end
 return 1
 `;
 
@@ -78,8 +119,10 @@ export class RedisSessionStore implements SessionStore {
     const fields = await this.redis.run((client) => client.hgetall(this.redis.key('sess', id)));
     if (fields.status === undefined) return undefined;
     const last = Number(fields.last);
+    const now = Date.now();
     let status = fields.status as SessionStatus;
-    if (status === 'active' && Date.now() - last >= this.idleMs) status = 'expired';
+    if (status === 'rendering' && now >= Number(fields.until)) status = 'active';
+    if (status === 'active' && now - last >= this.idleMs) status = 'expired';
     return {
       id,
       owner: fields.owner ?? '',
@@ -113,11 +156,23 @@ export class RedisSessionStore implements SessionStore {
     return this.redis.run((client) => client.lrange(this.redis.key('sess', id, 'ops'), 0, -1));
   }
 
-  async finish(id: string): Promise<SessionRecord | undefined> {
+  async beginRender(id: string, leaseMs: number): Promise<RenderClaim> {
     const owner = (await this.get(id))?.owner;
-    if (owner === undefined) return undefined;
-    const done = await this.redis.run((client) => client.eval(FINISH, 3, ...this.#keys(id, owner), Date.now(), this.idleMs, id));
-    return done === 1 ? this.get(id) : undefined;
+    if (owner === undefined) return { kind: 'gone' };
+    const token = randomUUID();
+    const [kind, status] = (await this.redis.run((client) =>
+      client.eval(BEGIN_RENDER, 3, ...this.#keys(id, owner), Date.now(), this.idleMs, leaseMs, token, id),
+    )) as [string, string?];
+    if (kind === 'not-active') return { kind, status: status as SessionStatus };
+    const session = kind === 'ok' ? await this.get(id) : undefined;
+    return session === undefined ? { kind: 'gone' } : { kind: 'ok', session, token };
+  }
+
+  async endRender(id: string, token: string, end: RenderEnd): Promise<boolean> {
+    const owner = (await this.get(id))?.owner;
+    if (owner === undefined) return false;
+    const done = await this.redis.run((client) => client.eval(END_RENDER, 3, ...this.#keys(id, owner), Date.now(), this.idleMs, token, end, id));
+    return done === 1;
   }
 
   async remove(id: string): Promise<void> {
