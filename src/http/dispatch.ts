@@ -47,11 +47,10 @@ export async function dispatch<Name extends TaskName>(
       throw new HttpProblem('request-timeout', {
         detail: `Processing took longer than the ${pool.timeoutMs} ms limit (PLATEN_TIMEOUT_MS) and was stopped; submit long work as a job.`,
       });
-    case 'out-of-memory':
-      throw new HttpProblem('validation-failed', {
-        detail: `Processing this input needs more memory than a worker may use (${pool.memoryMb} MB, PLATEN_WORKER_MEMORY_MB); make the input smaller.`,
-        errors: [],
-      });
+    case 'out-of-memory': {
+      const detail = `Processing this input needs more memory than a worker may use (${pool.memoryMb} MB, PLATEN_WORKER_MEMORY_MB); make the input smaller.`;
+      throw new HttpProblem('validation-failed', { detail, errors: [{ field: '(body)', code: 'TOO_LARGE', message: detail }] });
+    }
     case 'aborted':
       throw new ClientGone();
     case 'crashed':

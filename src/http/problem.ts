@@ -78,7 +78,9 @@ export function problemBody(slug: Slug, init: ProblemInit, context: ProblemConte
     instance: context.instance,
     request_id: context.requestId,
   };
-  if (status === 422) document.errors = init.errors ?? [];
+  // Every 422 of both APIs carries errors[] (render contract, Problem): a
+  // source that named no field gets one entry for the body as a whole.
+  if (status === 422) document.errors = init.errors !== undefined && init.errors.length > 0 ? init.errors : [{ field: '(body)', code: 'INVALID_VALUE', message: init.detail }];
   if (context.family === 'accel' && init.retryAfter !== undefined) document.retry_after = init.retryAfter;
   return JSON.stringify(document);
 }

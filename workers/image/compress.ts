@@ -99,7 +99,8 @@ async function encode(image: Sharp, input: InputImage, chosen: Plan, options: Im
   } catch (error) {
     // Only without a pool (a direct call): with one, the pool's timeout has answered already.
     if (/^timeout: \d+% complete/.test(libvipsMessage(error))) {
-      throw new TaskFailure('invalid', `Processing took longer than the ${options.timeoutMs} ms limit (PLATEN_TIMEOUT_MS); send a smaller image.`);
+      const message = `Processing took longer than the ${options.timeoutMs} ms limit (PLATEN_TIMEOUT_MS); send a smaller image.`;
+      throw new TaskFailure('invalid', message, [{ field: 'image_data', code: 'TOO_LARGE', message }]);
     }
     // An output over a format's size limit (WebP: 16383 pixels a side) is the request's doing, not the image's.
     if (/too large for the \w+ format/i.test(libvipsMessage(error))) {

@@ -100,7 +100,7 @@ function decodePdf(base64: string): Uint8Array {
   const decoded = decodeBase64(base64, NO_CAP);
   if (!(decoded instanceof Uint8Array)) throw TaskFailure.field('pdf_data', 'INVALID_FORMAT', decoded.message);
   const refusal = checkPdfBytes(decoded, 'pdf_data');
-  if (refusal !== undefined) throw new TaskFailure('invalid-pdf-data', refusal.message);
+  if (refusal !== undefined) throw invalidPdf(refusal.message);
   return decoded;
 }
 
@@ -112,15 +112,11 @@ async function refuseIfEncrypted(pdf: Uint8Array): Promise<void> {
   // "password needed" case surfaces as exit 2 with qpdf's "invalid password".
   const { exitCode, stderr } = await runQpdf({ args: ['--requires-password', INPUT], inputs: new Map([[INPUT, pdf]]) });
   if (exitCode === 0 || (exitCode === 2 && /: invalid password$/m.test(stderr))) {
-    throw new TaskFailure(
-      'invalid-pdf-data',
-      'The PDF is encrypted and needs a password to open; this service takes no passwords. Send it decrypted (for example from qpdf --decrypt --password=...).',
+    throw invalidPdf('The PDF is encrypted and needs a password to open; this service takes no passwords. Send it decrypted (for example from qpdf --decrypt --password=...).',
     );
   }
   if (exitCode === 3) {
-    throw new TaskFailure(
-      'invalid-pdf-data',
-      'The PDF is encrypted: it opens without a password, but an owner password restricts what may be changed, and linearizing rewrites it. Send it decrypted (for example from qpdf --decrypt).',
+    throw invalidPdf('The PDF is encrypted: it opens without a password, but an owner password restricts what may be changed, and linearizing rewrites it. Send it decrypted (for example from qpdf --decrypt).',
     );
   }
   // Exit 2 for any other reason: not encrypted after all (the bytes "/Encrypt"
@@ -141,20 +137,16 @@ async function qpdf(args: string[], pdf: Uint8Array, outputs: string[]): Promise
     run = await runQpdf({ args, inputs: new Map([[INPUT, pdf]]), outputs });
   } catch (error) {
     if (!(error instanceof QpdfTrap)) throw error;
-    throw new TaskFailure(
-      'invalid-pdf-data',
-      `qpdf could not process this PDF: its WebAssembly build stopped (${error.reason}). This happens with objects nested more than about 150 levels deep or files too large for its memory.`,
+    throw invalidPdf(`qpdf could not process this PDF: its WebAssembly build stopped (${error.reason}). This happens with objects nested more than about 150 levels deep or files too large for its memory.`,
     );
   }
   if (run.exitCode === 0) return run;
   // 3 is qpdf's "repaired, with warnings"; this build never repairs, but another may.
   const reasons = summarizeMessages(qpdfMessages(run.stderr, INPUT));
   if (looksTruncated(pdf)) {
-    throw new TaskFailure('invalid-pdf-data', `The PDF is truncated: it does not end with %%EOF, so it was probably cut short (check the upload or the base64 encoding); qpdf: ${reasons}.`);
+    throw invalidPdf(`The PDF is truncated: it does not end with %%EOF, so it was probably cut short (check the upload or the base64 encoding); qpdf: ${reasons}.`);
   }
-  throw new TaskFailure(
-    'invalid-pdf-data',
-    `The PDF is damaged: ${reasons}. It is not repaired here, since a repair can lose content silently; ` +
+  throw invalidPdf(`The PDF is damaged: ${reasons}. It is not repaired here, since a repair can lose content silently; ` +
       'repair it yourself (for example qpdf in.pdf out.pdf, which reports what it changed), check the result and send that.',
   );
 }
@@ -172,4 +164,9 @@ function result(input: Uint8Array, output: Uint8Array, pages: number, rest: Omit
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** A refusal of the PDF itself: 422 invalid-pdf-data, its errors[] naming pdf_data as every 422 does. */
+function invalidPdf(detail: string): TaskFailure {
+  return new TaskFailure('invalid-pdf-data', detail, [{ field: 'pdf_data', code: 'INVALID_PDF', message: detail }]);
 }
