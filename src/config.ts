@@ -47,11 +47,12 @@ const EnvSchema = v.object({
   PLATEN_ENTERPRISE_WEIGHT: v.optional(integer(1, 1000), '1'),
   PLATEN_TIMEOUT_MS: v.optional(integer(100, 3_600_000), '60000'),
   PLATEN_WORKER_MEMORY_MB: v.optional(integer(64, 65_536), '512'),
+  // uWS frames a Content-Length of at most nine digits (src/http/uws-limits.ts).
   // No default here: whether it was set decides the tier limits' default (bodyLimits).
-  PLATEN_MAX_BODY_BYTES: v.optional(integer(1024, 2 ** 31)),
-  PLATEN_MAX_BODY_BYTES_CORE: v.optional(integer(1024, 2 ** 31)),
-  PLATEN_MAX_BODY_BYTES_PRO: v.optional(integer(1024, 2 ** 31)),
-  PLATEN_MAX_BODY_BYTES_ENTERPRISE: v.optional(integer(1024, 2 ** 31)),
+  PLATEN_MAX_BODY_BYTES: v.optional(integer(1024, 999_999_999)),
+  PLATEN_MAX_BODY_BYTES_CORE: v.optional(integer(1024, 999_999_999)),
+  PLATEN_MAX_BODY_BYTES_PRO: v.optional(integer(1024, 999_999_999)),
+  PLATEN_MAX_BODY_BYTES_ENTERPRISE: v.optional(integer(1024, 999_999_999)),
   PLATEN_CORS_ORIGINS: v.optional(list, ''),
   PLATEN_LOG_LEVEL: v.optional(
     v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'must be a pino level'),

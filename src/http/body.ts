@@ -90,5 +90,6 @@ export function readBody(res: HttpResponse, declared: number | undefined, limit:
 /** Parses a Content-Length header: undefined when absent, NaN when malformed. */
 export function declaredLength(header: string): number | undefined {
   if (header === '') return undefined;
-  return /^\d{1,15}$/.test(header) ? Number(header) : Number.NaN;
+  // Any run of digits: a length too long to represent exactly is still over every cap (413, not 400).
+  return /^\d+$/.test(header) ? Number(header) : Number.NaN;
 }

@@ -18,6 +18,7 @@ import { HttpProblem } from './problem.js';
 import type { LimitVerdict } from './rate-limit.js';
 import { checkTenant } from './tenant.js';
 import { ClientGone, EMPTY_BODY, type MountedRoute, type RouteContext } from './route.js';
+import { uwsClosesAfterHandler } from './uws-limits.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
 export type { PipelineDeps } from './pipeline-deps.js';
@@ -49,14 +50,27 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
   }
 
   const declared = declaredLength(request.headers['content-length']);
+  // uWS closes the connection right after this handler for lengths it cannot frame: answer before that.
+  const flushBeforeClose = uwsClosesAfterHandler(request.headers['content-length']);
   if (Number.isNaN(declared) || request.duplicateContentLength) {
     // RFC 9112 section 6.3: a malformed or repeated Content-Length makes the framing unreliable.
-    return x.fail('bad-request', { detail: 'The Content-Length header is malformed or repeated.' }, { close: true });
+    return x.fail('bad-request', { detail: 'The Content-Length header is malformed or repeated.' }, { close: true, flushBeforeClose });
   }
   // Before the key is known, the largest limit any tier has; the key's own below.
   if (declared !== undefined && declared > config.maxBodyBytesAnyTier) {
-    return x.fail('payload-too-large', { detail: tooLarge(config.maxBodyBytesAnyTier, undefined) }, { close: true });
+    return x.fail('payload-too-large', { detail: tooLarge(config.maxBodyBytesAnyTier, undefined) }, { close: true, flushBeforeClose });
   }
+  if (flushBeforeClose) {
+    return x.fail('bad-request', { detail: 'Content-Length must be written with at most nine digits.' }, { close: true, flushBeforeClose });
+  }
+  const transferEncoding = request.headers['transfer-encoding'];
+  if (transferEncoding !== '' && transferEncoding.toLowerCase() !== 'chunked') {
+    // RFC 9112 section 6.1: chunked is the only coding a request may end with that we can frame; uWS ignores
+    // the others and would leave the request waiting for its idle timeout.
+    return x.fail('bad-request', { detail: `Transfer-Encoding "${transferEncoding.slice(0, 100)}" is not supported; send the body with Content-Length or as chunked.` }, { close: true });
+  }
+  const hasBody = !(declared === 0 || (declared === undefined && transferEncoding === ''));
+  x.unreadBody = hasBody;
 
   if (route.auth !== 'none') {
     const principal = keys.authenticate(request.headers.authorization);
@@ -76,12 +90,11 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
     }
     // The tier-payload limit (render spec section 1), as soon as the key is known.
     if (declared !== undefined && declared > config.maxBodyBytesByTier[principal.tier]) {
-      return x.fail('payload-too-large', { detail: tooLarge(config.maxBodyBytesByTier[principal.tier], principal.tier) }, { close: true });
+      return x.fail('payload-too-large', { detail: tooLarge(config.maxBodyBytesByTier[principal.tier], principal.tier) }, { close: true, flushBeforeClose });
     }
   }
 
   let body: Promise<Body> | undefined;
-  const hasBody = !(declared === 0 || (declared === undefined && request.headers['transfer-encoding'] === ''));
   if (route.body === 'json' || (route.body === 'optional-json' && hasBody)) {
     if (!JSON_MEDIA_TYPE.test(request.headers['content-type'])) {
       const got = request.headers['content-type'] === '' ? 'no Content-Type' : `Content-Type "${request.headers['content-type'].slice(0, 100)}"`;
@@ -109,6 +122,7 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
       try {
         body = await pendingBody;
         x.bodyPending = false;
+        x.unreadBody = false;
       } catch (error) {
         if (!(error instanceof BodyError)) throw error;
         if (error.failure === 'aborted') return x.abandoned();

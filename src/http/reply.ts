@@ -3,6 +3,7 @@
 // response completes at most once). Every write is corked, so it is safe
 // after an await. Large bodies are written with tryEnd + onWritable
 // backpressure (uWS examples/VideoStreamer.js).
+import { CORK_FLUSH_BYTES } from './uws-limits.js';
 import type { HttpResponse } from './uws.js';
 
 const STATUS_LINES: Record<number, string> = {
@@ -35,7 +36,25 @@ export interface OutgoingResponse {
   readonly omitBody?: boolean;
   /** Close the connection after this response (e.g. a 413 while the client is still sending). */
   readonly close?: boolean;
+  /**
+   * The client may still be sending a body nobody will read: closing now
+   * would make the kernel answer its next segments with a reset, which
+   * destroys our answer in the client's receive buffer (6 of 10 Node clients
+   * saw EPIPE instead of the 413). Answer at once, keep reading and
+   * discarding up to this many bytes, then close (nginx's lingering close).
+   */
+  readonly lingerBytes?: number;
+  /**
+   * uWS closes the connection as soon as the handler returns (see
+   * uws-limits.ts): pad the body with JSON whitespace past the cork buffer so
+   * that it is written before that close.
+   */
+  readonly flushBeforeClose?: boolean;
 }
+
+/** Lingering stops this long after the answer, or after this long without a byte (nginx: lingering_time, lingering_timeout). */
+const LINGER_MAX_MS = 5_000;
+const LINGER_QUIET_MS = 1_000;
 
 const encoder = new TextEncoder();
 
@@ -43,6 +62,7 @@ export class Reply {
   #done = false;
   #aborted = false;
   #settled = false;
+  #lingerAbort: (() => void) | undefined;
   readonly #controller = new AbortController();
   bytesOut = 0;
 
@@ -57,6 +77,7 @@ export class Reply {
   ) {
     res.onAborted(() => {
       this.#aborted = true;
+      this.#lingerAbort?.();
       this.#controller.abort();
       this.#settle(false);
     });
@@ -98,6 +119,18 @@ export class Reply {
         this.#settle(true);
         return;
       }
+      if (response.close === true && response.lingerBytes !== undefined) {
+        this.#linger(body, response.lingerBytes);
+        return;
+      }
+      if (response.close === true && response.flushBeforeClose === true) {
+        const padded = new Uint8Array(Math.max(CORK_FLUSH_BYTES, body.byteLength)).fill(0x20);
+        padded.set(body instanceof Uint8Array ? body : new Uint8Array(body));
+        this.bytesOut = padded.byteLength;
+        res.end(padded, true);
+        this.#settle(true);
+        return;
+      }
       this.bytesOut = body.byteLength;
       if (response.close === true) {
         res.end(body, true);
@@ -112,6 +145,54 @@ export class Reply {
     if (this.#settled) return;
     this.#settled = true;
     this.onSettled(delivered);
+  }
+
+  /**
+   * Writes the answer as one chunk (uWS frames write() with chunked coding)
+   * and completes it once the request body is over or the client has been
+   * quiet for a second: by then nothing is in flight, so closing cannot
+   * reset it. The HttpResponse is ours only until end() (uWS forbids
+   * touching it afterwards), which is why the answer is held open while
+   * lingering. A client still sending past the byte or time bound is cut
+   * off with close(): its answer lacks the last chunk, as nginx's does after
+   * lingering_time. Called inside cork.
+   */
+  #linger(body: Uint8Array | ArrayBuffer, maxBytes: number): void {
+    const res = this.res;
+    this.bytesOut = body.byteLength;
+    res.writeHeader('Connection', 'close');
+    res.write(body);
+    let discarded = 0;
+    let over = false;
+    let quiet: NodeJS.Timeout | undefined;
+    const finish = (how: 'complete' | 'cut') => {
+      clearTimeout(quiet);
+      clearTimeout(deadline);
+      if (over || this.#aborted) return;
+      over = true;
+      // Not end(…, true): after write() this build then adds a stray "Connection: close" line to the body.
+      // The header already asks the client to close, and uWS discards whatever body may still follow.
+      res.cork(() => (how === 'complete' ? res.end() : res.close()));
+      this.#settle(how === 'complete');
+    };
+    const deadline = setTimeout(() => finish('cut'), LINGER_MAX_MS);
+    const rearm = () => {
+      clearTimeout(quiet);
+      quiet = setTimeout(() => finish('complete'), LINGER_QUIET_MS);
+    };
+    this.#lingerAbort = () => {
+      clearTimeout(quiet);
+      clearTimeout(deadline);
+    };
+    rearm();
+    // Replaces the body reader's handler: every later chunk is discarded here.
+    res.onData((chunk, isLast) => {
+      if (over || this.#aborted) return;
+      discarded += chunk.byteLength;
+      if (isLast) return finish('complete');
+      if (discarded > maxBytes) return finish('cut');
+      rearm();
+    });
   }
 
   /** tryEnd writes what the socket takes now; onWritable continues from the acknowledged offset. */

@@ -15,6 +15,16 @@ import { requestIdFor } from './request-id.js';
 import type { RouteResult } from './route.js';
 import type { HttpRequest, HttpResponse } from './uws.js';
 
+/** An answer that closes reads and discards up to one more body cap's worth (at least this) first: see Reply's lingerBytes. */
+const LINGER_BYTES_MIN = 16 * 1024 * 1024;
+
+export interface AnswerOptions {
+  /** Close the connection after the answer. */
+  readonly close?: boolean;
+  /** uWS closes the connection when the handler returns: the answer must leave before (Reply.flushBeforeClose). */
+  readonly flushBeforeClose?: boolean;
+}
+
 /** Headers on every response (OWASP REST Security Cheat Sheet: no caching of API answers, no sniffing). */
 const COMMON_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['Cache-Control', 'no-store'],
@@ -29,6 +39,13 @@ export class Exchange {
   principal: Principal | undefined;
   /** True while the client may still be sending a body we no longer want: the connection must close. */
   bodyPending = false;
+  /**
+   * The request announced a body that nobody has read yet. Should the
+   * answer close the connection, it lingers to read and discard that body
+   * first (Reply's lingerBytes), so that the client sees the answer rather
+   * than a reset.
+   */
+  unreadBody = false;
   bytesIn = 0;
   status = 0;
   /** CORS headers for this response; a preflight replaces them with its own. */
@@ -50,7 +67,7 @@ export class Exchange {
     this.reply = new Reply(res, (delivered) => this.#complete(delivered));
   }
 
-  respond(result: RouteResult, options: { close?: boolean } = {}): void {
+  respond(result: RouteResult, options: AnswerOptions = {}): void {
     if (this.reply.aborted) return this.abandoned();
     const headers: Array<readonly [string, string]> = [
       // A 204 has no content, so no content type either.
@@ -61,11 +78,13 @@ export class Exchange {
       ...(result.headers ?? []),
     ];
     const close = options.close === true || this.bodyPending || this.deps.lifecycle.draining;
+    const flushBeforeClose = options.flushBeforeClose === true;
+    const lingerBytes = close && !flushBeforeClose && (this.bodyPending || this.unreadBody) ? Math.max(this.deps.config.maxBodyBytesAnyTier, LINGER_BYTES_MIN) : undefined;
     this.status = result.status;
-    this.reply.send({ status: result.status, headers, body: result.body, omitBody: this.request.method === 'HEAD', close });
+    this.reply.send({ status: result.status, headers, body: result.body, omitBody: this.request.method === 'HEAD', close, lingerBytes, flushBeforeClose });
   }
 
-  fail(slug: Slug, init: ProblemInit, options: { close?: boolean } = {}): void {
+  fail(slug: Slug, init: ProblemInit, options: AnswerOptions = {}): void {
     const { status } = PROBLEMS[slug];
     this.#cause = init.cause;
     const headers: Array<readonly [string, string]> = [...(init.headers ? Object.entries(init.headers) : [])];
