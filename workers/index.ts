@@ -9,3 +9,4 @@ export { fontSubset as 'font-subset' } from './font/subset-task.js';
 export { merge } from './docops/merge.js';
 export { split } from './docops/split.js';
 export { extractText as 'extract-text' } from './read/extract-text-task.js';
+export { extractTextCapability as 'capability-extract-text' } from './read/text-capability-task.js';

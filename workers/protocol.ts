@@ -26,6 +26,8 @@ export interface TaskMap {
   merge: { options: DocOpsOptions; value: TaskValue };
   split: { options: DocOpsOptions; value: TaskValue };
   'extract-text': { options: ReadOptions; value: AccelValue };
+  /** The render API's extract-text (POST /api/v1/extract-text): plain text or blocks per page. */
+  'capability-extract-text': { options: ReadOptions; value: AccelValue };
 }
 
 /** The named exports of workers/index.ts. */
