@@ -1,20 +1,29 @@
 // The embedded job store: one directory under PLATEN_DATA_DIR, three files a
 // job (record, body, result), each written atomically (a temporary file,
-// fsync, rename), so an accepted job survives a crash and a reader never sees
-// half a file. Records are also held in memory: GET /jobs/{id} reads no disk.
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+// fsync, rename, then the directory fsync'd), so an accepted job survives a
+// crash and a reader never sees half a file. Writes go in group commits
+// (group-commit.ts): many jobs' changes share one round of fsyncs. Records
+// are also held in memory: GET /jobs/{id} reads no disk.
+//
+// A job's move to `running` is written behind, not awaited: after a crash a
+// job recorded `running` is run again exactly like a `pending` one (at least
+// once), so losing that write loses nothing, and waiting for it would hold
+// every job's start up by a round of fsyncs.
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import { GroupCommit } from './group-commit.js';
 import type { JobPatch, JobRecord, JobStatus, JobStore } from './jobs.js';
 
 const ID = /^job_[a-f0-9]{24}$/;
 
 export class FileJobStore implements JobStore {
   readonly #records = new Map<string, JobRecord>();
-  /** Temporary names are unique per write: two updates of one record may overlap. */
-  #writes = 0;
+  readonly #commits: GroupCommit;
 
-  private constructor(private readonly dir: string) {}
+  private constructor(private readonly dir: string) {
+    this.#commits = new GroupCommit(dir);
+  }
 
   /** Opens (creating) the directory and loads every record; unreadable records are logged and skipped. */
   static async open(dataDir: string, logger: Logger): Promise<FileJobStore> {
@@ -38,8 +47,8 @@ export class FileJobStore implements JobStore {
   }
 
   async create(record: JobRecord, body: Uint8Array): Promise<void> {
-    await this.#write(`${record.id}.body`, body);
-    await this.#write(`${record.id}.json`, JSON.stringify(record));
+    // One batch: the body is renamed into place before the record that refers to it.
+    await Promise.all([this.#commits.write(`${record.id}.body`, body), this.#commits.write(`${record.id}.json`, JSON.stringify(record))]);
     this.#records.set(record.id, record);
   }
 
@@ -56,7 +65,9 @@ export class FileJobStore implements JobStore {
     if (current === undefined || (from !== undefined && !from.includes(current.status))) return undefined;
     const next = { ...current, ...patch };
     this.#records.set(id, next);
-    await this.#write(`${id}.json`, JSON.stringify(next));
+    const written = this.#commits.write(`${id}.json`, JSON.stringify(next));
+    if (next.status === 'running') written.catch(() => undefined);
+    else await written;
     return next;
   }
 
@@ -65,7 +76,7 @@ export class FileJobStore implements JobStore {
   }
 
   async putResult(id: string, pdf: Uint8Array): Promise<void> {
-    await this.#write(`${id}.pdf`, pdf);
+    await this.#commits.write(`${id}.pdf`, pdf);
   }
 
   async result(id: string): Promise<Uint8Array | undefined> {
@@ -74,7 +85,9 @@ export class FileJobStore implements JobStore {
 
   async remove(id: string): Promise<void> {
     this.#records.delete(id);
-    await Promise.all(['json', 'body', 'pdf'].map((ext) => rm(join(this.dir, `${id}.${ext}`), { force: true })));
+    const names = ['json', 'body', 'pdf'].map((ext) => `${id}.${ext}`);
+    await this.#commits.discard(names);
+    await Promise.all(names.map((name) => rm(join(this.dir, name), { force: true })));
   }
 
   /** Every record, for recovery after a restart and for retention sweeps. */
@@ -89,18 +102,5 @@ export class FileJobStore implements JobStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
     }
-  }
-
-  async #write(name: string, data: string | Uint8Array): Promise<void> {
-    const path = join(this.dir, name);
-    const temporary = `${path}.${process.pid}.${++this.#writes}.tmp`;
-    const file = await open(temporary, 'w');
-    try {
-      await file.writeFile(data);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, path);
   }
 }
