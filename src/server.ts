@@ -185,6 +185,8 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   const close = () =>
     (closing ??= (async () => {
       lifecycle.startDraining();
+      // Long polls of jobs would otherwise hold the drain for their whole wait.
+      runner.releaseWaits();
       uws.us_listen_socket_close(listenSocket);
       if (sidecar?.socket !== undefined) {
         uws.us_listen_socket_close(sidecar.socket);

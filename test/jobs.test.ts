@@ -7,6 +7,7 @@ import { KEYS, bearer } from './helpers/keys.js';
 import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { gate } from './helpers/gate.js';
+import { scrape, valueOf } from './helpers/prometheus.js';
 import { FAULT_WORKER, startTestServer, temporaryDataDir, type TestServer } from './helpers/server.js';
 
 interface Job {
@@ -251,5 +252,69 @@ describe('job durability and policy', () => {
     await g.blocked(1);
     const sync = await postJson(s.base, '/api/v1/render', textDocument('not starved'), {}, AbortSignal.timeout(5_000));
     assert.equal(sync.status, 200, 'served while a job holds the other thread');
+  });
+});
+
+describe('long polls', () => {
+  test('?wait answers as soon as the job finishes, not after the wait', async (t) => {
+    const g = gate();
+    const s = await startTestServer({ PLATEN_METRICS_ENABLED: 'true' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    t.after(() => g.open());
+    const job = await read(await submit(s, { ...textDocument('long poll'), fault: 'block' }));
+    await g.blocked(1);
+    const started = performance.now();
+    const held = fetch(`${s.base}/api/v1/jobs/${job.job_id}?wait=20`, { headers: bearer(KEYS.enterprise) });
+    // The poll is parked in the server (in flight beside the scrape itself) before the job may finish.
+    for (;;) {
+      if ((valueOf(await scrape(s.base), 'platen_http_requests_in_flight', {}) ?? 0) >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    g.open();
+    const answered = await held;
+    assert.equal(answered.status, 200);
+    assert.equal((await read(answered)).status, 'completed');
+    assert.ok(performance.now() - started < 15_000, 'answered when the job finished, before the 20 s wait');
+  });
+
+  test('?wait ends with the job as it is when the wait is over; a bad wait is 400; a finished job answers at once', async (t) => {
+    const g = gate();
+    const s = await startTestServer({}, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    t.after(() => g.open());
+    const job = await read(await submit(s, { ...textDocument('still held'), fault: 'block' }));
+    await g.blocked(1);
+    const timedOut = await fetch(`${s.base}/api/v1/jobs/${job.job_id}?wait=1`, { headers: bearer(KEYS.enterprise) });
+    assert.equal(timedOut.status, 200);
+    assert.equal((await read(timedOut)).status, 'running');
+    assert.equal(timedOut.headers.get('retry-after'), '1');
+    for (const wait of ['21', '-1', 'soon', '1.5']) {
+      const bad = await fetch(`${s.base}/api/v1/jobs/${job.job_id}?wait=${wait}`, { headers: bearer(KEYS.enterprise) });
+      assert.equal(bad.status, 400, wait);
+      assert.equal((await readProblem(bad)).slug, 'bad-request');
+    }
+    g.open();
+    await until(s, job.job_id, 'completed');
+    const done = await fetch(`${s.base}/api/v1/jobs/${job.job_id}?wait=20`, { headers: bearer(KEYS.enterprise), signal: AbortSignal.timeout(5_000) });
+    assert.equal((await read(done)).status, 'completed');
+  });
+
+  test('a cancel wakes the long poll; shutting down answers every waiting poll', async (t) => {
+    const g = gate();
+    const s = await startTestServer({ PLATEN_JOB_CONCURRENCY: '1' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => g.open());
+    const running = await read(await submit(s, { ...textDocument('held'), fault: 'block' }));
+    await g.blocked(1);
+    const pending = await read(await submit(s, textDocument('behind it')));
+    const cancelled = fetch(`${s.base}/api/v1/jobs/${pending.job_id}?wait=20`, { headers: bearer(KEYS.enterprise) });
+    const draining = fetch(`${s.base}/api/v1/jobs/${running.job_id}?wait=20`, { headers: bearer(KEYS.enterprise) });
+    await fetch(`${s.base}/api/v1/jobs/${pending.job_id}`, { method: 'DELETE', headers: bearer(KEYS.enterprise) });
+    assert.equal((await read(await cancelled)).status, 'cancelled');
+    const started = performance.now();
+    const closing = s.close();
+    assert.equal((await draining).status, 200);
+    assert.ok(performance.now() - started < 10_000, 'answered at the start of the drain, not after its wait');
+    g.open();
+    await closing;
   });
 });

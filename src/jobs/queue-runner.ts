@@ -28,6 +28,7 @@ import type { Logger } from 'pino';
 import { TERMINAL, type JobExecutor, type JobRecord } from '../store/jobs.js';
 import { RedisConnection } from '../store/redis/connection.js';
 import { executeJob, type ExecuteOptions } from './execute.js';
+import { JobWaiters } from './waiters.js';
 
 export interface QueueRunnerOptions extends ExecuteOptions {
   readonly redis: RedisConnection;
@@ -65,6 +66,7 @@ export class QueueRunner implements JobExecutor {
   /** Connections given to BullMQ: it does not close connections it was handed, so close() does. */
   readonly #connections: Redis[];
   readonly #running = new Map<string, Running>();
+  readonly #waiters = new JobWaiters();
   #closed = false;
 
   constructor(private readonly options: QueueRunnerOptions) {
@@ -91,8 +93,12 @@ export class QueueRunner implements JobExecutor {
     });
     this.#worker.on('error', () => undefined);
     this.#worker.on('failed', (job, error) => this.options.logger.error({ job: job?.id, err: error }, 'queued job failed in the runner'));
-    void this.#cancels.subscribe(this.#cancelChannel()).catch(() => undefined);
-    this.#cancels.on('message', (_channel: string, id: string) => this.#running.get(id)?.controller.abort());
+    // One subscriber connection for both: cancels (abort the job here if it runs here) and settled jobs (wake long polls here).
+    void this.#cancels.subscribe(this.#cancelChannel(), this.#settledChannel()).catch(() => undefined);
+    this.#cancels.on('message', (channel: string, id: string) => {
+      if (channel === this.#cancelChannel()) this.#running.get(id)?.controller.abort();
+      this.#waiters.notify(id);
+    });
   }
 
   async enqueue(job: JobRecord): Promise<void> {
@@ -127,12 +133,21 @@ export class QueueRunner implements JobExecutor {
     return record;
   }
 
+  settled(id: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+    return this.#waiters.wait(id, timeoutMs, signal);
+  }
+
+  releaseWaits(): void {
+    this.#waiters.releaseAll();
+  }
+
   /**
    * Aborts this node's running jobs and leaves them locked in the queue: once
    * the lock runs out another node (or this one, restarted) runs them again.
    */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#waiters.releaseAll();
     for (const running of this.#running.values()) running.controller.abort();
     await this.#worker.close(true).catch(() => undefined);
     await this.#queue.close().catch(() => undefined);
@@ -162,7 +177,11 @@ export class QueueRunner implements JobExecutor {
         );
         // Shutting down: never settle, so BullMQ neither completes nor fails the job; its lock runs out and it runs again.
         if (this.#closed) await new Promise<never>(() => undefined);
-        if (outcome === 'finished') return;
+        if (outcome === 'finished') {
+          // Long polls on every node (this one included, through its subscription) learn of it.
+          await this.options.redis.run((client) => client.publish(this.#settledChannel(), id)).catch(() => undefined);
+          return;
+        }
         await sleep(RETRY_MS);
       }
     } finally {
@@ -182,5 +201,9 @@ export class QueueRunner implements JobExecutor {
 
   #cancelChannel(): string {
     return this.options.redis.key('cancel');
+  }
+
+  #settledChannel(): string {
+    return this.options.redis.key('settled');
   }
 }

@@ -22,6 +22,7 @@ import { FairQueue } from '../pool/fair-queue.js';
 import type { FileJobStore } from '../store/file-job-store.js';
 import { TERMINAL, type JobExecutor, type JobRecord } from '../store/jobs.js';
 import { executeJob, type ExecuteOptions } from './execute.js';
+import { JobWaiters } from './waiters.js';
 
 export interface JobRunnerOptions extends ExecuteOptions {
   readonly store: FileJobStore;
@@ -50,6 +51,7 @@ export class JobRunner implements JobExecutor {
   /** The owner of every queued job, to find it in its owner's line. */
   readonly #owners = new Map<string, string>();
   readonly #running = new Map<string, Running>();
+  readonly #waiters = new JobWaiters();
   #closed = false;
   /** Set while waiting to retry a job the pool refused: no job starts until it fires. */
   #retry: NodeJS.Timeout | undefined;
@@ -94,7 +96,16 @@ export class JobRunner implements JobExecutor {
     if (owner !== undefined && this.#queue.remove(owner, id)) this.#owners.delete(id);
     const record = await this.options.store.update(id, { status: 'cancelled', completedAt: new Date().toISOString() }, ['pending', 'running']);
     this.#running.get(id)?.controller.abort();
+    this.#waiters.notify(id);
     return record;
+  }
+
+  settled(id: string, timeoutMs: number, signal: AbortSignal): Promise<void> {
+    return this.#waiters.wait(id, timeoutMs, signal);
+  }
+
+  releaseWaits(): void {
+    this.#waiters.releaseAll();
   }
 
   /** Removes finished jobs past their retention. */
@@ -116,6 +127,7 @@ export class JobRunner implements JobExecutor {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#waiters.releaseAll();
     clearInterval(this.#sweeper);
     clearTimeout(this.#retry);
     const running = [...this.#running.values()];
@@ -135,6 +147,7 @@ export class JobRunner implements JobExecutor {
         .catch((error: unknown) => this.options.logger.error({ job: id, err: error }, 'job runner failed'))
         .finally(() => {
           this.#running.delete(id);
+          this.#waiters.notify(id);
           this.#queue.finished(owner);
           this.#pump();
         });

@@ -21,6 +21,22 @@ export interface JobRoutesDeps {
 /** Printable ASCII without spaces: what clients use (UUIDs, ULIDs, order numbers) and safe to log. */
 const IDEMPOTENCY_KEY_CHARACTER = /[^\x21-\x7e]/;
 const IDEMPOTENCY_KEY_MAX = 255;
+/**
+ * The longest `?wait=` of a poll, in seconds: inside the default shutdown
+ * grace (draining answers waiting polls at once anyway) and well inside the
+ * 60 s idle timeout of common proxies (nginx's proxy_read_timeout).
+ */
+const MAX_WAIT_SECONDS = 20;
+
+function waitSeconds(query: string): number {
+  const raw = new URLSearchParams(query).get('wait');
+  if (raw === null) return 0;
+  if (!/^\d{1,2}$/.test(raw) || Number(raw) > MAX_WAIT_SECONDS) {
+    throw new HttpProblem('bad-request', { detail: `The wait parameter must be whole seconds from 0 to ${MAX_WAIT_SECONDS}.` });
+  }
+  return Number(raw);
+}
+
 /** How soon a client should poll again while a job is not finished (seconds). */
 const POLL_AFTER_SECONDS = 1;
 
@@ -128,7 +144,14 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
       path: '/api/v1/jobs/:id',
       auth: 'core',
       body: 'none',
-      handle: async (context) => answer(context, 200, await own(context)),
+      async handle(context) {
+        const wait = waitSeconds(context.request.query);
+        const job = await own(context);
+        if (wait === 0 || TERMINAL.has(job.status)) return answer(context, 200, job);
+        // A long poll: one answer when the job settles (or the wait is over) instead of many quick polls.
+        await runner.settled(job.id, wait * 1000, context.signal);
+        return answer(context, 200, await own(context));
+      },
     },
     {
       method: 'DELETE',

@@ -46,6 +46,13 @@ export interface JobExecutor {
   progress(job: JobRecord): Promise<number | null>;
   /** Cancels a pending or running job; a running task is aborted and its worker freed. */
   cancel(id: string): Promise<JobRecord | undefined>;
+  /**
+   * Resolves when the job may have settled (finished or cancelled, on any
+   * node), after `timeoutMs`, or when `signal` fires: the long poll's wait.
+   */
+  settled(id: string, timeoutMs: number, signal: AbortSignal): Promise<void>;
+  /** The server is draining: waiting polls are answered now. */
+  releaseWaits(): void;
   /** Jobs this process is running now. */
   readonly activeJobs: number;
   close(): Promise<void>;
