@@ -189,8 +189,8 @@ describe('POST /v1/linearize', () => {
     assert.ok(length !== null);
     const damaged = await refused(Buffer.from(text.replace(length[0], `/Length ${Number(length[1]) + 7}`), 'latin1'));
     assert.equal(damaged.slug, 'invalid-pdf-data');
-    assert.match(damaged.detail, /^The PDF is damaged: .*\(object \d+ 0, offset \d+\).*not repaired/);
-    assert.doesNotMatch(damaged.detail, /input\.pdf|\/work|worker/);
+    assert.match(damaged.detail, /^The PDF is damaged: \d+ structural problems?, at object \d+ 0, offset \d+.*not repaired/);
+    assert.doesNotMatch(damaged.detail, /input\.pdf|\/work|worker|endstream|qpdf:/);
 
     const secret = 'sk_live_do_not_echo_9f8e7d';
     const notPdf = await refused(Buffer.from(`Hello, this is a text file holding ${secret}.`));

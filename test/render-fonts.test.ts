@@ -208,6 +208,10 @@ describe('damaged font data', () => {
     assert.equal(response.status, 422, await response.clone().text());
     const problem = await readProblem(response);
     assert.equal(problem.errors?.[0]?.code, 'INVALID_FONT');
+    // Our words in the response; pdf-lib's or fontkit's in the log only (issue 9).
+    for (const text of [problem.detail, problem.errors?.[0]?.message ?? '']) assert.doesNotMatch(text, /\(|Error|bounds|undefined|offset/, text);
+    const line = s.logs.find((l) => l.msg === 'request' && l.status === 422 && typeof l.cause === 'string');
+    assert.ok(line !== undefined && String(line.cause).length > 0, 'the library\'s message is logged as the cause');
   });
 });
 

@@ -6,7 +6,7 @@
 // labels over; what it does not carry (outline, internal links' targets,
 // document information) is structure.ts's part afterwards.
 import { QpdfTrap, runQpdf } from '../seams/qpdf.js';
-import { qpdfMessages, summarizeMessages } from '../linearize/qpdf-messages.js';
+import { damageInOurWords, qpdfMessages, summarizeMessages } from '../linearize/qpdf-messages.js';
 import { TaskFailure } from '../task/json-task.js';
 
 export interface AssemblySource {
@@ -36,17 +36,17 @@ export async function assemblePages(sources: readonly AssemblySource[]): Promise
     run = await runQpdf({ args, inputs, outputs: [OUTPUT] });
   } catch (error) {
     if (!(error instanceof QpdfTrap)) throw error;
-    throw new TaskFailure('invalid-pdf-data', `qpdf could not assemble the pages: its WebAssembly build stopped (${error.reason}); this happens with objects nested more than about 150 levels deep or inputs too large for its memory.`, [
-      { field: sources.length === 1 ? (sources[0] as AssemblySource).field : '(body)', code: 'INVALID_PDF', message: 'qpdf stopped on this input.' },
-    ]);
+    throw new TaskFailure('invalid-pdf-data', 'The pages cannot be assembled: a PDF nests objects more than about 150 levels deep, or the inputs are too large for the PDF engine\'s memory.', [
+      { field: sources.length === 1 ? (sources[0] as AssemblySource).field : '(body)', code: 'INVALID_PDF', message: 'The PDF engine stopped on this input.' },
+    ], error.reason);
   }
   const output = run.outputs.get(OUTPUT);
   // 3: success with warnings (a damaged but readable source); the output is whole.
   if ((run.exitCode === 0 || run.exitCode === 3) && output !== undefined) return output;
   const culprit = sources.findIndex((_, i) => run.stderr.includes(`/in${i}.pdf`));
   const source = sources[culprit === -1 ? 0 : culprit] as AssemblySource;
-  const reasons = summarizeMessages(qpdfMessages(run.stderr, `/in${culprit === -1 ? 0 : culprit}.pdf`));
-  throw TaskFailure.content('invalid-pdf-data', source.field, 'INVALID_PDF', `is damaged and cannot be assembled: ${reasons}.`);
+  const messages = qpdfMessages(run.stderr, `/in${culprit === -1 ? 0 : culprit}.pdf`);
+  throw TaskFailure.content('invalid-pdf-data', source.field, 'INVALID_PDF', `is damaged and cannot be assembled: ${damageInOurWords(messages)}.`, summarizeMessages(messages));
 }
 
 /** 0-based indices as qpdf's 1-based page range, consecutive runs written as "a-b" to keep the argument short. */

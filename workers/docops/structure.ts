@@ -53,7 +53,7 @@ export async function openSource(bytes: Uint8Array, password: string | undefined
     structure = await readStructure(bytes, password);
   } catch (error) {
     if (!(error instanceof OpenFailure)) throw error;
-    if (error.reason === 'unreadable') throw TaskFailure.content('invalid-pdf-data', field, 'INVALID_PDF', error.message);
+    if (error.reason === 'unreadable') throw TaskFailure.content('invalid-pdf-data', field, 'INVALID_PDF', error.message, error.cause);
     const message = `The PDF in ${field} ${error.message}`;
     const entry: FieldError = error.reason === 'password-required' ? { field: passwordField, code: 'REQUIRED', message } : { field: passwordField, code: 'INCORRECT', message };
     throw new TaskFailure('pdf-password-required', message, [entry]);

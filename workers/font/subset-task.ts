@@ -91,7 +91,7 @@ export const fontSubset = jsonTask(SubsetRequest, async (request: Request, optio
   try {
     subset = await subsetFace(fontKey, bytes, index, spec, options.maxFontBytes);
   } catch (error) {
-    if (error instanceof FontError) throw new TaskFailure('invalid-font-data', `The font cannot be subset: ${error.message}.`);
+    if (error instanceof FontError) throw new TaskFailure('invalid-font-data', `The font cannot be subset: ${error.message}.`, [], error.cause);
     if (error instanceof FontTooLargeError) throw new TaskFailure('font-too-large', `The font is too large: ${error.message} (PLATEN_MAX_FONT_BYTES).`);
     throw error;
   }
@@ -147,7 +147,7 @@ async function subsetFace(fontKey: string, bytes: Uint8Array, index: number, spe
     if (out === undefined) {
       const readable = hb.subset(fontKey, () => font, index, { ...spec, codepoints: [] }) !== undefined;
       discardSubsetter();
-      if (!readable) throw new FontError('HarfBuzz could not read it (a damaged table, or one in a form it does not support)');
+      if (!readable) throw new FontError('a table is damaged or in a form the subsetter does not support');
       throw TaskFailure.field(
         'codepoints',
         'TOO_LARGE',

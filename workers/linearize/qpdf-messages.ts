@@ -50,3 +50,15 @@ export function summarizeMessages(messages: readonly string[]): string {
   const more = messages.length - MAX_MESSAGES;
   return more > 0 ? `${shown} (and ${more} more)` : shown;
 }
+
+/**
+ * What qpdf found, in our words, for a `detail`: how many problems and where
+ * the first ones are (object numbers and byte offsets, which any PDF tool
+ * can go to). qpdf's own sentences go to the log as the failure's cause.
+ */
+export function damageInOurWords(messages: readonly string[]): string {
+  if (messages.length === 0) return 'its structure cannot be read';
+  const places = [...new Set(messages.map((message) => /\(([^()]*)\)$/.exec(message)?.[1]).filter((place) => place !== undefined))].slice(0, MAX_MESSAGES);
+  const problems = `${messages.length} structural problem${messages.length === 1 ? '' : 's'}`;
+  return places.length === 0 ? problems : `${problems}, at ${places.join('; ')}`;
+}

@@ -26,7 +26,7 @@ import { TaskFailure, jsonTask, type JsonResult } from '../task/json-task.js';
 import { QpdfTrap, runQpdf, type QpdfRun } from '../seams/qpdf.js';
 import { checkPdfBytes } from '../untrusted/pdf-bytes.js';
 import { countSignatures, linearizedPageCount, looksTruncated, mentionsEncryption } from '../untrusted/pdf-scan.js';
-import { qpdfMessages, summarizeMessages } from './qpdf-messages.js';
+import { damageInOurWords, qpdfMessages, summarizeMessages } from './qpdf-messages.js';
 
 const LinearizeRequest = v.strictObject({
   pdf_data: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
@@ -137,17 +137,19 @@ async function qpdf(args: string[], pdf: Uint8Array, outputs: string[]): Promise
     run = await runQpdf({ args, inputs: new Map([[INPUT, pdf]]), outputs });
   } catch (error) {
     if (!(error instanceof QpdfTrap)) throw error;
-    throw invalidPdf(`qpdf could not process this PDF: its WebAssembly build stopped (${error.reason}). This happens with objects nested more than about 150 levels deep or files too large for its memory.`,
-    );
+    throw invalidPdf('The PDF cannot be processed: it nests objects more than about 150 levels deep, or is too large for the PDF engine\'s memory.', error.reason);
   }
   if (run.exitCode === 0) return run;
   // 3 is qpdf's "repaired, with warnings"; this build never repairs, but another may.
-  const reasons = summarizeMessages(qpdfMessages(run.stderr, INPUT));
+  const messages = qpdfMessages(run.stderr, INPUT);
+  const cause = summarizeMessages(messages);
   if (looksTruncated(pdf)) {
-    throw invalidPdf(`The PDF is truncated: it does not end with %%EOF, so it was probably cut short (check the upload or the base64 encoding); qpdf: ${reasons}.`);
+    throw invalidPdf('The PDF is truncated: it does not end with %%EOF, so it was probably cut short (check the upload or the base64 encoding).', cause);
   }
-  throw invalidPdf(`The PDF is damaged: ${reasons}. It is not repaired here, since a repair can lose content silently; ` +
+  throw invalidPdf(
+    `The PDF is damaged: ${damageInOurWords(messages)}. It is not repaired here, since a repair can lose content silently; ` +
       'repair it yourself (for example qpdf in.pdf out.pdf, which reports what it changed), check the result and send that.',
+    cause,
   );
 }
 
@@ -167,6 +169,6 @@ function plural(count: number, noun: string): string {
 }
 
 /** A refusal of the PDF itself: 422 invalid-pdf-data, its errors[] naming pdf_data as every 422 does. */
-function invalidPdf(detail: string): TaskFailure {
-  return new TaskFailure('invalid-pdf-data', detail, [{ field: 'pdf_data', code: 'INVALID_PDF', message: detail }]);
+function invalidPdf(detail: string, cause?: string): TaskFailure {
+  return new TaskFailure('invalid-pdf-data', detail, [{ field: 'pdf_data', code: 'INVALID_PDF', message: detail }], cause);
 }

@@ -32,7 +32,7 @@ export async function openReader(bytes: Uint8Array, password: string | undefined
   const opened = await openPdf(bytes, password);
   if (!opened.ok) {
     if (opened.reason === 'invalid') {
-      throw invalid(fields, `${fields.data} could not be read as a PDF (${opened.message}); it is damaged beyond repair or not a PDF.`);
+      throw invalid(fields, `${fields.data} could not be read as a PDF: it is damaged beyond repair or not a PDF.`, opened.message);
     }
     const needed = opened.reason === 'password-required' && password === undefined;
     const message = needed
@@ -44,8 +44,8 @@ export async function openReader(bytes: Uint8Array, password: string | undefined
   return wrap(opened.document, damaged ? REPAIRED_NOTICE : null);
 }
 
-function invalid(fields: RequestFields, detail: string): TaskFailure {
-  return new TaskFailure('invalid-pdf-data', detail, [{ field: fields.data, code: 'INVALID_PDF', message: detail }]);
+function invalid(fields: RequestFields, detail: string, cause?: string): TaskFailure {
+  return new TaskFailure('invalid-pdf-data', detail, [{ field: fields.data, code: 'INVALID_PDF', message: detail }], cause);
 }
 
 function hasHeader(bytes: Uint8Array): boolean {

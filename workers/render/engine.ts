@@ -73,7 +73,7 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
 
 /** A client's font failed where only using it could tell (a glyph's outline, a GSUB lookup). */
 function invalidFont(field: string, error: FontError): RenderError {
-  return new RenderError([{ field, code: 'INVALID_FONT', message: error.message }]);
+  return new RenderError([{ field, code: 'INVALID_FONT', message: error.message }], error.cause);
 }
 
 function marginsOf(margin: RenderRequest['margin']): Margins {

@@ -2,7 +2,7 @@
 // and fontkit's layout: part of the PDF seam (pdf.ts).
 import type { PDFFont } from '@cantoo/pdf-lib';
 import { FontError, MEMO_MAX_TEXT, type ParsedFont } from './fonts-parse.js';
-import type { Font } from './pdf.js';
+import { libraryText, type Font } from './pdf.js';
 
 /**
  * Widths and encodings per (font, text), per document, because both run
@@ -60,7 +60,7 @@ export class CustomFont implements Font {
     try {
       return work();
     } catch (error) {
-      throw new FontError(`the font "${this.name}" cannot lay out this text (${(error as Error).message})`);
+      throw new FontError(`the font "${this.name}" cannot lay out this text: its layout tables (glyph substitution or positioning) or an outline are damaged; try another build of the font`, libraryText(error));
     }
   }
 }

@@ -118,7 +118,7 @@ function parse(bytes: Uint8Array, hash: string): ParsedFont {
     return parsed;
   } catch (error) {
     if (error instanceof FontError) throw error;
-    throw new FontError(`the font cannot be read (${(error as Error).message})`);
+    throw new FontError('the font cannot be read: its tables are damaged or in a form not supported; send a TrueType or OpenType font that opens in a font viewer', error instanceof Error ? error.message.slice(0, 300) : String(error).slice(0, 300));
   }
 }
 

@@ -52,6 +52,8 @@ export class OpenFailure extends Error {
   constructor(
     readonly reason: 'password-required' | 'password-wrong' | 'unreadable',
     detail: string,
+    /** pdf-lib's message, for the server's log only. */
+    override readonly cause?: string,
   ) {
     super(detail);
     this.name = 'OpenFailure';
@@ -70,7 +72,7 @@ async function open(bytes: Uint8Array, password: string | undefined): Promise<PD
     const name = (error as Error).constructor.name;
     if (name === 'EncryptedPDFError') throw new OpenFailure('password-required', 'is encrypted and needs its password to open; send it in the password member next to it.');
     if (/password/i.test((error as Error).message)) throw new OpenFailure('password-wrong', 'is encrypted and the password given does not open it.');
-    throw new OpenFailure('unreadable', `cannot be read as a PDF (${(error as Error).message.slice(0, 200)}).`);
+    throw new OpenFailure('unreadable', UNREADABLE, (error as Error).message.slice(0, 300));
   }
 }
 
@@ -81,9 +83,11 @@ export async function readStructure(bytes: Uint8Array, password: string | undefi
   } catch (error) {
     // pdf-lib loads leniently and fails later, on the first structure it
     // cannot follow (a catalog without /Pages throws a TypeError): the file's fault.
-    throw new OpenFailure('unreadable', `cannot be read as a PDF (${(error as Error).message.slice(0, 200)}).`);
+    throw new OpenFailure('unreadable', UNREADABLE, (error as Error).message.slice(0, 300));
   }
 }
+
+const UNREADABLE = 'cannot be read as a PDF: its cross-reference table, trailer or page tree is damaged or missing.';
 
 function structureOf(doc: PDFDocument): SourceStructure {
   const pages = doc.getPages();

@@ -134,7 +134,7 @@ class PdfLibDocument implements Document {
         // The shim hands pdf-lib our cached parse, so this costs no second parse.
         native = await this.doc.embedFont(parsed.bytes, { subset: true, customName: parsed.subsetName });
       } catch (error) {
-        throw new FontError(`the font cannot be embedded (${(error as Error).message})`);
+        throw new FontError('the font cannot be embedded in a PDF: a table the embedder reads is damaged or in a form it does not support; try another build of the font', libraryText(error));
       }
       const f = parsed.font;
       const em = f.unitsPerEm;
@@ -203,7 +203,7 @@ class PdfLibDocument implements Document {
       try {
         await font.native.embed();
       } catch (error) {
-        throw new FontError(`the font "${font.name}" cannot be embedded (${(error as Error).message})`);
+        throw new FontError(`the font "${font.name}" cannot be embedded in a PDF: a glyph or table the subset needs is damaged; try another build of the font`, libraryText(error));
       }
     }
     const compress = this.compress;
@@ -239,4 +239,10 @@ export async function createDocument(options: { compress: boolean }): Promise<Do
   doc.setCreator('Platen');
   doc.setCreationDate(new Date());
   return new PdfLibDocument(doc, options.compress);
+}
+
+/** A library's message, bounded and printable, for a failure's `cause` (the server's log, never a response). */
+export function libraryText(error: unknown): string {
+  const text = (error instanceof Error ? error.message : String(error)).replace(/[^\x20-\x7e]/g, ' ').trim();
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
 }

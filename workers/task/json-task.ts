@@ -37,8 +37,8 @@ export class TaskFailure extends Error {
    * A content problem (`invalid-pdf-data`, ...) of one member of the request:
    * its errors[] names the member, as every 422 of both APIs does.
    */
-  static content(code: AccelFailureCode, field: string, errorCode: string, message: string): TaskFailure {
-    return new TaskFailure(code, `${field} ${message}`, [{ field, code: errorCode, message }]);
+  static content(code: AccelFailureCode, field: string, errorCode: string, message: string, cause?: string): TaskFailure {
+    return new TaskFailure(code, `${field} ${message}`, [{ field, code: errorCode, message }], cause);
   }
 
   /** A 422 about one field of the request. */

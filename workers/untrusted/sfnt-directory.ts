@@ -8,7 +8,11 @@
 
 /** Font data a client sent cannot be used. Each task says what it becomes (422 INVALID_FONT, 400 invalid-font-data). */
 export class FontError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** What fontkit, pdf-lib or HarfBuzz said, for the server's log: `message` says what is wrong in our words. */
+    override readonly cause?: string,
+  ) {
     super(message);
     this.name = 'FontError';
   }

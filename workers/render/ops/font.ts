@@ -49,7 +49,7 @@ export const setFont: OperationType<typeof schema> = {
         await context.fonts.register({ family, bold, italic }, bytes);
       } catch (error) {
         if (!(error instanceof FontError)) throw error;
-        throw new RenderError([{ field: `${at}.data`, code: 'INVALID_FONT', message: error.message }]);
+        throw new RenderError([{ field: `${at}.data`, code: 'INVALID_FONT', message: error.message }], error.cause);
       }
     } else if (!context.fonts.isKnown(family)) {
       throw new RenderError([
