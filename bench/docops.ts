@@ -1,0 +1,148 @@
+// The render API's capability operations at saturation (`npm run bench:docops`,
+// about a minute): each through the server and the same task on a bare
+// Piscina pool (target ≥ 0.9), and beside the command-line tool a service
+// would otherwise spawn per request:
+// - merge: ten 10-page documents into one, against `qpdf --empty --pages`;
+// - split: pages 2-4 and 7 of a 10-page document, as one PDF;
+// - extract-text: a 10-page document's plain text, against `pdftotext`.
+// The inputs are rendered by the server itself at start (the business letter
+// of the render scenarios, ten pages). The CLI baselines read files written
+// once and skip HTTP, JSON and base64: their best case.
+//
+// Its own script rather than a scenario of bench/run.ts, so that it can run
+// alone in a minute; it writes bench/results/docops.json.
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { TaskName } from '../workers/protocol.js';
+import { measure, type LoadFigures } from './autocannon.js';
+import { stopChildrenOnExit } from './child.js';
+import { barePool } from './baselines/pool.js';
+import { LETTER } from './documents.js';
+import { warmThenLoop } from './loop.js';
+import { runInfo } from './machine.js';
+import { RENDER_HEADERS, RENDER_PATH, saturation } from './scenarios/render.js';
+import { startPlaten } from './server.js';
+import { loadSettings, type Settings } from './settings.js';
+import { ratio, type Throughput } from './stats.js';
+
+const run = promisify(execFile);
+const step = (text: string) => process.stderr.write(`bench docops: ${text}\n`);
+
+interface Operation {
+  readonly name: string;
+  readonly path: string;
+  readonly task: TaskName;
+  readonly options: Record<string, unknown>;
+  readonly body: Buffer;
+  /** Pages each request handles, for pages/s. */
+  readonly pages: number;
+}
+
+async function renderPages(base: string, pages: number): Promise<Buffer> {
+  const operations = Array.from({ length: pages }, (_, i) => [...(i > 0 ? [{ type: 'add_page' }] : []), ...LETTER.operations]).flat();
+  const response = await fetch(base + RENDER_PATH, { method: 'POST', headers: RENDER_HEADERS, body: JSON.stringify({ ...LETTER, operations }) });
+  const pdf = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) throw new Error(`rendering the input failed: ${response.status}`);
+  return pdf;
+}
+
+async function check(base: string, operation: Operation): Promise<void> {
+  const response = await fetch(base + operation.path, { method: 'POST', headers: RENDER_HEADERS, body: operation.body });
+  if (response.status !== 200) throw new Error(`${operation.name} check failed: ${response.status} ${(await response.text()).slice(0, 500)}`);
+}
+
+async function main(): Promise<void> {
+  stopChildrenOnExit();
+  // Short runs by default: six server and pool runs and two CLI runs fit in about a minute.
+  const settings: Settings = { ...loadSettings({ BENCH_SECONDS: '5', BENCH_WARMUP_SECONDS: '2', ...process.env }) };
+  const connections = saturation(settings);
+  const server = await startPlaten(settings);
+  const operations: Operation[] = [];
+  const onServer = new Map<string, LoadFigures>();
+  let document: Buffer;
+  try {
+    document = await renderPages(server.base, 10);
+    const pdf = document.toString('base64');
+    const body = (value: unknown) => Buffer.from(JSON.stringify(value));
+    operations.push(
+      { name: 'merge', path: '/api/v1/merge', task: 'merge', options: { maxPages: 2000 }, body: body({ documents: Array.from({ length: 10 }, () => ({ pdf })) }), pages: 100 },
+      { name: 'split', path: '/api/v1/split', task: 'split', options: { maxPages: 2000 }, body: body({ pdf, pages: '2-4,7' }), pages: 4 },
+      {
+        name: 'extract-text',
+        path: '/api/v1/extract-text',
+        task: 'capability-extract-text',
+        options: { maxPages: 2000, workBudget: 5_000_000 },
+        body: body({ pdf }),
+        pages: 10,
+      },
+    );
+    for (const operation of operations) {
+      await check(server.base, operation);
+      step(`${operation.name} through the server, ${connections} connections`);
+      onServer.set(operation.name, await measure({ url: server.base + operation.path, method: 'POST', headers: { ...RENDER_HEADERS }, body: operation.body, connections }, settings.warmupSeconds, settings.seconds));
+    }
+  } finally {
+    await server.stop();
+  }
+
+  const results: Record<string, unknown> = {};
+  for (const operation of operations) {
+    step(`${operation.name} on a bare pool`);
+    const pool = await barePool(settings, connections, operation.body, { name: operation.task, options: operation.options });
+    const figures = onServer.get(operation.name) as LoadFigures;
+    results[operation.name] = {
+      pagesPerRequest: operation.pages,
+      server: figures,
+      barePool: pool,
+      serverToBarePool: ratio(figures.requestsPerSecond, pool.requestsPerSecond),
+      serverPagesPerSecond: figures.requestsPerSecond * operation.pages,
+    };
+  }
+
+  const dir = await mkdtemp(join(tmpdir(), 'platen-bench-docops-'));
+  try {
+    const input = join(dir, 'in.pdf');
+    await writeFile(input, document);
+    let next = 0;
+    step(`qpdf --empty --pages (ten inputs) spawned per request, ${settings.workers} at a time`);
+    const qpdf = await warmThenLoop(settings.warmupSeconds, settings.seconds, settings.workers, async () => {
+      const output = join(dir, `merged-${next++}.pdf`);
+      await run('qpdf', ['--empty', '--pages', ...Array.from({ length: 10 }, () => input), '--', output]);
+      await readFile(output);
+      await rm(output);
+    });
+    step(`pdftotext spawned per request, ${settings.workers} at a time`);
+    const pdftotext = await warmThenLoop(settings.warmupSeconds, settings.seconds, settings.workers, async () => {
+      await run('pdftotext', [input, '-'], { maxBuffer: 64 * 1024 * 1024 });
+    });
+    const merge = results.merge as { server: Throughput };
+    const text = results['extract-text'] as { server: Throughput };
+    results.merge = { ...merge, qpdfCli: qpdf, serverToQpdfCli: ratio(merge.server.requestsPerSecond, qpdf.requestsPerSecond) };
+    results['extract-text'] = { ...text, pdftotextCli: pdftotext, serverToPdftotext: ratio(text.server.requestsPerSecond, pdftotext.requestsPerSecond) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+
+  const out = { ...runInfo(settings), connections, results };
+  writeFileSync(join(settings.resultsDir, 'docops.json'), `${JSON.stringify(out, null, 2)}\n`);
+  for (const [name, result] of Object.entries(results) as Array<[string, Record<string, unknown>]>) {
+    const server = result.server as Throughput;
+    const pool = result.barePool as Throughput;
+    const extra =
+      name === 'merge'
+        ? `; qpdf CLI ${(result.qpdfCli as Throughput).requestsPerSecond} req/s (ratio ${result.serverToQpdfCli})`
+        : name === 'extract-text'
+          ? `; pdftotext CLI ${(result.pdftotextCli as Throughput).requestsPerSecond} req/s (ratio ${result.serverToPdftotext})`
+          : '';
+    process.stdout.write(`${name}: server ${server.requestsPerSecond} req/s (p99 ${server.p99Ms} ms), bare pool ${pool.requestsPerSecond} req/s (ratio ${result.serverToBarePool})${extra}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench docops failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
