@@ -83,7 +83,7 @@ export async function openBackends(
     };
   }
 
-  const redis = await RedisConnection.open(config.redisUrl, config.redisPrefix, logger);
+  const redis = await RedisConnection.open(config.redisUrl, config.redisPrefix, logger, config.redisTimeoutMs);
   const jobs = new RedisJobStore(redis, config.jobRetentionMs);
   const idempotency = new RedisIdempotencyStore(redis, jobs, config.jobTimeoutMs + config.jobRetentionMs);
   const runner = new QueueRunner({ ...execute, store: jobs, redis, url: config.redisUrl, concurrency: config.jobConcurrency, lockMs: config.jobLockMs, logger });

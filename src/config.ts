@@ -76,6 +76,7 @@ const EnvSchema = v.object({
   PLATEN_MAX_SESSIONS: v.optional(integer(1, 100_000), '10'),
   PLATEN_SESSION_MAX_OPERATIONS: v.optional(integer(1, 100_000), '10000'),
   PLATEN_REDIS_URL: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL'))),
+  PLATEN_REDIS_TIMEOUT_MS: v.optional(integer(50, 60_000), '500'),
   PLATEN_REDIS_PREFIX: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ -')), 'platen'),
   PLATEN_CLUSTER_ID: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 . _ -')), 'platen'),
   PLATEN_NODE_ID: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]{1,128}$/, 'must be 1-128 of A-Z a-z 0-9 . _ -'))),
@@ -156,6 +157,8 @@ export interface Config {
   /** Multi-node mode: state in this Redis (redis:// or rediss:// URL; credentials never logged). */
   readonly redisUrl: string | undefined;
   readonly redisPrefix: string;
+  /** Longest a Redis PING or small command may take; a PING past it marks Redis hung (503 store-unavailable, not ready). */
+  readonly redisTimeoutMs: number;
   readonly clusterId: string;
   readonly nodeId: string;
   /** Multi-node mode: how long a running job stays claimed by a node that stopped renewing it. */
@@ -275,6 +278,7 @@ function fromEnv(env: Env): Config {
     sessionMaxOperations: env.PLATEN_SESSION_MAX_OPERATIONS,
     redisUrl: env.PLATEN_REDIS_URL,
     redisPrefix: env.PLATEN_REDIS_PREFIX,
+    redisTimeoutMs: env.PLATEN_REDIS_TIMEOUT_MS,
     clusterId: env.PLATEN_CLUSTER_ID,
     nodeId: env.PLATEN_NODE_ID ?? newNodeId(),
     jobLockMs: env.PLATEN_JOB_LOCK_MS,

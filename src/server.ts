@@ -114,7 +114,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       ipRpm: config.ipRpm,
       rpmByTier: config.rpmByTier,
       authFailuresPerMinute: config.authFailuresPerMinute,
-      redis: backends.redis === undefined ? undefined : { client: backends.redis.client, prefix: backends.redis.key('limit') },
+      redis: backends.redis === undefined ? undefined : { connection: backends.redis, prefix: backends.redis.key('limit') },
       tenantRpm: config.tenantRpm,
     }),
     cors: new Cors(config.corsOrigins),

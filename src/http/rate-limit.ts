@@ -2,20 +2,34 @@
 // library with memory and Redis stores behind one interface). Windows are
 // one minute; quotas are requests per minute. In the multi-node mode the
 // counters live in Redis, so a client's quota holds across every node; while
-// Redis is unreachable each node counts in memory instead (the library's
-// insurance limiter), so limits keep working and no request waits on Redis.
+// Redis is unreachable or hung each node counts in memory instead, so limits
+// keep working and no request waits on Redis: a counter that fails, or does
+// not answer within PLATEN_REDIS_TIMEOUT_MS or by the time the connection's
+// PING finds Redis hung, counts in memory, and so does every request after it
+// until Redis answers PINGs again (src/store/redis/connection.ts). Measured
+// before: with Redis stopped by SIGSTOP every keyed request waited 4 s here.
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Principal } from '../auth/key-store.js';
 import type { Tier } from '../auth/tiers.js';
 import { addressKey } from './client-address.js';
+
+/** What the limiters need of the Redis connection (src/store/redis/connection.ts), without importing the store layer. */
+export interface SharedCounterStore {
+  /** The ioredis client the counters live in. */
+  readonly client: unknown;
+  /** Connected and answering in time; otherwise requests count in memory at once. */
+  readonly up: boolean;
+  /** Waits for `work` no longer than Redis's timeout or its stall; whatever `work` rejects with passes through. */
+  bounded<T>(work: () => Promise<T>): Promise<T>;
+}
 
 export interface RateLimitOptions {
   readonly ipRpm: number;
   readonly rpmByTier: Readonly<Record<Tier, number>>;
   /** Failed authentications per minute per address before 429 (OWASP API2: stricter limits on authentication). */
   readonly authFailuresPerMinute: number;
-  /** Multi-node mode: an ioredis client and the key prefix to count under. */
-  readonly redis?: { readonly client: unknown; readonly prefix: string };
+  /** Multi-node mode: the Redis connection and the key prefix to count under. */
+  readonly redis?: { readonly connection: SharedCounterStore; readonly prefix: string };
   /** Requests per minute per tenant in high-control mode (PLATEN_TENANT_RPM). */
   readonly tenantRpm: number;
 }
@@ -24,14 +38,20 @@ export type LimitScope = 'ip' | 'client' | 'auth' | 'tenant';
 
 export type LimitVerdict = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number; readonly scope: LimitScope };
 
+/** One quota: counted in Redis in the multi-node mode, in memory otherwise and whenever Redis cannot answer. */
+interface Limiter {
+  readonly shared: RateLimiterAbstract | undefined;
+  readonly memory: RateLimiterAbstract;
+}
+
 const WINDOW_SECONDS = 60;
 
 export class RateLimits {
-  readonly #ip: RateLimiterAbstract;
-  readonly #authFailures: RateLimiterAbstract;
-  readonly #tenants: RateLimiterAbstract;
+  readonly #ip: Limiter;
+  readonly #authFailures: Limiter;
+  readonly #tenants: Limiter;
   /** One limiter per distinct quota: a key's `rpm` attribute may differ from its tier's default. */
-  readonly #byQuota = new Map<number, RateLimiterAbstract>();
+  readonly #byQuota = new Map<number, Limiter>();
 
   constructor(private readonly options: RateLimitOptions) {
     this.#ip = this.#limiter(options.ipRpm, 'ip');
@@ -41,12 +61,12 @@ export class RateLimits {
 
   /** Counts one request against an address (an IPv6 /64 counts as one). */
   ip(address: string): Promise<LimitVerdict> {
-    return consume(this.#ip, addressKey(address), 'ip');
+    return this.#consume(this.#ip, addressKey(address), 'ip');
   }
 
   /** Counts one failed authentication against an address. */
   authFailure(address: string): Promise<LimitVerdict> {
-    return consume(this.#authFailures, addressKey(address), 'auth');
+    return this.#consume(this.#authFailures, addressKey(address), 'auth');
   }
 
   /** Counts one request against the client; keys sharing a label share the quota. */
@@ -57,33 +77,40 @@ export class RateLimits {
       limiter = this.#limiter(quota, `client-${quota}`);
       this.#byQuota.set(quota, limiter);
     }
-    return consume(limiter, principal.label, 'client');
+    return this.#consume(limiter, principal.label, 'client');
   }
 
   /** Counts one request against a tenant: every key of the tenant shares it, and no other tenant's bucket moves. */
   tenant(tenant: string): Promise<LimitVerdict> {
-    return consume(this.#tenants, tenant, 'tenant');
+    return this.#consume(this.#tenants, tenant, 'tenant');
   }
 
-  #limiter(points: number, keyPrefix: string): RateLimiterAbstract {
+  #limiter(points: number, keyPrefix: string): Limiter {
     const memory = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix });
     const { redis } = this.options;
-    if (redis === undefined) return memory;
-    return new RateLimiterRedis({
-      storeClient: redis.client,
-      points,
-      duration: WINDOW_SECONDS,
-      keyPrefix: `${redis.prefix}:${keyPrefix}`,
-      insuranceLimiter: memory,
-      // Redis commands fail fast while it is down (no offline queue); this bounds a slow one.
-      timeoutMs: 500,
-    } as ConstructorParameters<typeof RateLimiterRedis>[0]);
+    if (redis === undefined) return { shared: undefined, memory };
+    const shared = new RateLimiterRedis({ storeClient: redis.connection.client, points, duration: WINDOW_SECONDS, keyPrefix: `${redis.prefix}:${keyPrefix}` });
+    return { shared, memory };
+  }
+
+  async #consume(limiter: Limiter, key: string, scope: LimitScope): Promise<LimitVerdict> {
+    const store = this.options.redis?.connection;
+    const { shared } = limiter;
+    if (shared !== undefined && store?.up === true) {
+      try {
+        return await verdict(store.bounded(() => shared.consume(key)), scope);
+      } catch {
+        // Redis failed or did not answer in time: this request counts in memory, as the next ones will while Redis is out.
+      }
+    }
+    return verdict(limiter.memory.consume(key), scope);
   }
 }
 
-async function consume(limiter: RateLimiterAbstract, key: string, scope: LimitScope): Promise<LimitVerdict> {
+/** A consumption's outcome: allowed, or refused with the wait; anything else (Redis failing) is thrown. */
+async function verdict(consumption: Promise<unknown>, scope: LimitScope): Promise<LimitVerdict> {
   try {
-    await limiter.consume(key);
+    await consumption;
     return { allowed: true };
   } catch (rejection) {
     if (rejection instanceof RateLimiterRes) {

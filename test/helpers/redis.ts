@@ -13,6 +13,10 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port (empty: nothing was persisted). */
   start(): Promise<void>;
+  /** SIGSTOP: a hung server. Connections stay open and the kernel still accepts bytes, but nothing answers. */
+  pause(): void;
+  /** SIGCONT: the hung server answers again, everything sent meanwhile included. */
+  resume(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -55,9 +59,12 @@ export async function startRedis(): Promise<TestRedis> {
     running.kill('SIGKILL');
     await exited;
   };
+  const signal = (name: NodeJS.Signals) => {
+    if (child === undefined || child.exitCode !== null || child.kill(name) !== true) throw new Error(`redis-server is not running to get ${name}`);
+  };
   process.once('exit', () => child?.kill('SIGKILL'));
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, stop, start };
+  return { url: `redis://127.0.0.1:${port}`, port, stop, start, pause: () => signal('SIGSTOP'), resume: () => signal('SIGCONT') };
 }
 
 let prefixes = 0;

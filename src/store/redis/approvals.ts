@@ -30,6 +30,8 @@ export class RedisApprovalStore implements ApprovalStore {
         .set(this.redis.key('approval', record.id, 'body'), Buffer.from(body.buffer, body.byteOffset, body.byteLength), 'PXAT', expiresAt)
         .zadd(this.#index(), Date.parse(record.createdAt), record.id)
         .exec(),
+      // The request body: no timeout of its own (connection.ts).
+      { bulk: true },
     );
   }
 
@@ -39,7 +41,7 @@ export class RedisApprovalStore implements ApprovalStore {
   }
 
   async body(id: string): Promise<Uint8Array | undefined> {
-    return (await this.redis.run((client) => client.getBuffer(this.redis.key('approval', id, 'body')))) ?? undefined;
+    return (await this.redis.run((client) => client.getBuffer(this.redis.key('approval', id, 'body')), { bulk: true })) ?? undefined;
   }
 
   async transition(id: string, from: ApprovalStatus, patch: Partial<ApprovalRecord> & { status: ApprovalStatus }): Promise<ApprovalRecord | undefined> {

@@ -8,6 +8,8 @@ import type { JobPatch, JobRecord, JobStatus, JobStore } from '../jobs.js';
 import type { RedisConnection } from './connection.js';
 
 const TERMINAL_LIST = ['completed', 'failed', 'cancelled'];
+/** Request bodies and results: no timeout of their own (connection.ts). */
+const BULK = { bulk: true } as const;
 
 // KEYS: record, body, result. ARGV: patch JSON, allowed statuses JSON ([] = any), retention ms, terminal statuses JSON.
 const UPDATE = `
@@ -46,6 +48,7 @@ export class RedisJobStore implements JobStore {
         .set(this.#key(record.id, 'body'), Buffer.from(body.buffer, body.byteOffset, body.byteLength))
         .set(this.#key(record.id), JSON.stringify(record))
         .exec(),
+      BULK,
     );
   }
 
@@ -73,15 +76,15 @@ export class RedisJobStore implements JobStore {
   }
 
   async body(id: string): Promise<Uint8Array | undefined> {
-    return (await this.redis.run((client) => client.getBuffer(this.#key(id, 'body')))) ?? undefined;
+    return (await this.redis.run((client) => client.getBuffer(this.#key(id, 'body')), BULK)) ?? undefined;
   }
 
   async putResult(id: string, pdf: Uint8Array): Promise<void> {
-    await this.redis.run((client) => client.set(this.#key(id, 'result'), Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength)));
+    await this.redis.run((client) => client.set(this.#key(id, 'result'), Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength)), BULK);
   }
 
   async result(id: string): Promise<Uint8Array | undefined> {
-    return (await this.redis.run((client) => client.getBuffer(this.#key(id, 'result')))) ?? undefined;
+    return (await this.redis.run((client) => client.getBuffer(this.#key(id, 'result')), BULK)) ?? undefined;
   }
 
   async remove(id: string): Promise<void> {

@@ -143,6 +143,8 @@ export class RedisSessionStore implements SessionStore {
     const keys = this.#keys(id, owner);
     const [kind, status] = (await this.redis.run((client) =>
       client.eval(APPEND, 3, ...keys, operation, limits.maxOperations, limits.maxBytes, Date.now(), this.idleMs, operationSize(operation), id),
+      // One operation may be as large as a request body (an image), and all of them together too.
+      { bulk: true },
     )) as [string, string?];
     if (kind === 'ok') {
       const session = await this.get(id);
@@ -153,7 +155,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async operations(id: string): Promise<string[] | undefined> {
-    return this.redis.run((client) => client.lrange(this.redis.key('sess', id, 'ops'), 0, -1));
+    return this.redis.run((client) => client.lrange(this.redis.key('sess', id, 'ops'), 0, -1), { bulk: true });
   }
 
   async beginRender(id: string, leaseMs: number): Promise<RenderClaim> {
