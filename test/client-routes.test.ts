@@ -106,6 +106,17 @@ describe('typed methods against the operation routes', () => {
     }
   });
 
+  test('compare: one changed word between two rendered PDFs is one modification', async () => {
+    const a = await renderPdf(s.base, textDocument('Delivery on Friday'));
+    const b = await renderPdf(s.base, textDocument('Delivery on Monday'));
+    for (const [mode, client] of clients) {
+      const answer = await client.compare({ pdf_a: a, pdf_b: b, options: { mode: 'text' } });
+      assert.deepEqual(answer.data.changes.map((c) => [c.type, c.page, c.before, c.after]), [['modification', 1, 'Friday', 'Monday']], mode);
+      assert.deepEqual(answer.data.summary, { pages_changed: 1, text_additions: 1, text_deletions: 1, image_changes: 0 }, mode);
+      assert.equal(answer.data.changes_truncated, false, mode);
+    }
+  });
+
   test('clusterStatus: the nodes of the cluster', async (t) => {
     for (const [mode, client] of clients) {
       const answer = await unlessMissing(t, client.clusterStatus());

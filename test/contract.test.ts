@@ -328,7 +328,7 @@ test('a running server answers as the contracts say', async (t) => {
     const response = await fetch(`${base}/api/v1/sessions`, { headers: bearer(KEYS.enterprise) });
     const body = (await assertMatchesResponse(render, 'NotFound', 404, response)) as Node;
     assert.equal(body.instance, '/api/v1/sessions');
-    await assertMatchesResponse(accel, 'NotFound', 404, await fetch(`${base}/v1/compare`, postJson(KEYS.enterprise, {})));
+    await assertMatchesResponse(accel, 'NotFound', 404, await fetch(`${base}/v1/rag/search`, postJson(KEYS.enterprise, {})));
     await assertMatchesResponse(accel, 'NotFound', 404, await fetch(`${base}/metrics`));
   });
 

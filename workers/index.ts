@@ -10,3 +10,4 @@ export { merge } from './docops/merge.js';
 export { split } from './docops/split.js';
 export { extractText as 'extract-text' } from './read/extract-text-task.js';
 export { extractTextCapability as 'capability-extract-text' } from './read/text-capability-task.js';
+export { compare } from './compare/task.js';

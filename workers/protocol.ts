@@ -28,6 +28,7 @@ export interface TaskMap {
   'extract-text': { options: ReadOptions; value: AccelValue };
   /** The render API's extract-text (POST /api/v1/extract-text): plain text or blocks per page. */
   'capability-extract-text': { options: ReadOptions; value: AccelValue };
+  compare: { options: ReadOptions; value: AccelValue };
 }
 
 /** The named exports of workers/index.ts. */

@@ -7,12 +7,14 @@ import { CircuitBreaker, type BreakerOptions, type BreakerState, type Permit } f
 import {
   ShapeError,
   decodeClusterStatus,
+  decodeCompare,
   decodeCompressImage,
   decodeEnvelope,
   decodeExtractText,
   decodeHealth,
   decodeLinearize,
   decodeSubsetFont,
+  encodeCompare,
   encodeCompressImage,
   encodeExtractText,
   encodeLinearize,
@@ -35,6 +37,8 @@ import type {
   ClusterStatus,
   CompressImageRequest,
   CompressImageResult,
+  CompareRequest,
+  CompareResult,
   ExtractTextRequest,
   ExtractTextResult,
   HealthRecord,
@@ -148,6 +152,12 @@ export class PlatenClient {
   async extractText(request: ExtractTextRequest, options: CallOptions = {}): Promise<AccelResponse<ExtractTextResult>> {
     const body = await this.#call(post('/v1/extract-text', encodeExtractText(request)), options);
     return decoded(body, (value) => decodeEnvelope(value, decodeExtractText));
+  }
+
+  /** POST /v1/compare (pro and above): words, formatting, images and pages changed from `pdf_a` to `pdf_b`. */
+  async compare(request: CompareRequest, options: CallOptions = {}): Promise<AccelResponse<CompareResult>> {
+    const body = await this.#call(post('/v1/compare', encodeCompare(request)), options);
+    return decoded(body, (value) => decodeEnvelope(value, decodeCompare));
   }
 
   /** GET /v1/cluster/status (enterprise). */

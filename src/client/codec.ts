@@ -7,6 +7,8 @@ import type {
   ClusterStatus,
   CompressImageRequest,
   CompressImageResult,
+  CompareRequest,
+  CompareResult,
   ExtractTextRequest,
   ExtractTextResult,
   HealthRecord,
@@ -40,6 +42,22 @@ export function encodeLinearize(request: LinearizeRequest): Json {
 
 export function encodeExtractText(request: ExtractTextRequest): Json {
   return { ...request, pdf_data: base64(request.pdf_data, 'pdf_data') };
+}
+
+export function encodeCompare(request: CompareRequest): Json {
+  return { ...request, pdf_a: base64(request.pdf_a, 'pdf_a'), pdf_b: base64(request.pdf_b, 'pdf_b') };
+}
+
+export function decodeCompare(data: Json): CompareResult {
+  const summary = object(data.summary, 'data.summary');
+  for (const key of ['pages_changed', 'text_additions', 'text_deletions', 'image_changes']) number(summary, key);
+  if (!Array.isArray(data.changes)) throw new ShapeError('data.changes is not an array');
+  for (const change of data.changes as unknown[]) {
+    const record = object(change, 'a change');
+    number(record, 'page');
+    object(record.position, 'a change position');
+  }
+  return data as unknown as CompareResult;
 }
 
 export function decodeExtractText(data: Json): ExtractTextResult {

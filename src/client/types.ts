@@ -121,6 +121,52 @@ export interface ExtractTextResult {
   readonly pages: ReadonlyArray<{ readonly page_number: number; readonly width: number; readonly height: number; readonly spans: readonly TextSpan[] }>;
 }
 
+/** POST /v1/compare (pro and above): the changes that turn `pdf_a` into `pdf_b`. */
+export interface CompareRequest {
+  readonly pdf_a: Uint8Array;
+  readonly pdf_b: Uint8Array;
+  readonly password_a?: string;
+  readonly password_b?: string;
+  readonly options?: {
+    /** Default `semantic`: words normalised and in reading order, so re-flowed text is no change. */
+    readonly mode?: 'text' | 'semantic';
+    /** Default false: shared words in another font, size or colour are `format` changes. */
+    readonly ignore_formatting?: boolean;
+    /** [first, last] of both documents, 1-based, inclusive; null or absent: every page. */
+    readonly page_range?: readonly [number, number] | null;
+  };
+}
+
+export type CompareChangeType =
+  | 'addition'
+  | 'deletion'
+  | 'modification'
+  | 'format'
+  | 'image_added'
+  | 'image_removed'
+  | 'image_changed'
+  | 'page_added'
+  | 'page_removed';
+
+export interface CompareChange {
+  readonly type: CompareChangeType;
+  /** In B for what B has (addition, modification, format, image_added, image_changed, page_added), in A otherwise. */
+  readonly page: number;
+  readonly before: string;
+  readonly after: string;
+  /** Points from the page's top-left corner, y down. */
+  readonly position: { readonly x: number; readonly y: number };
+  /** `format` changes: the words whose formatting changed. */
+  readonly text?: string;
+}
+
+export interface CompareResult {
+  readonly summary: { readonly pages_changed: number; readonly text_additions: number; readonly text_deletions: number; readonly image_changes: number };
+  readonly changes: readonly CompareChange[];
+  /** More than 5,000 changes: only the first 5,000 are listed. */
+  readonly changes_truncated: boolean;
+}
+
 /** GET /v1/cluster/status */
 export interface ClusterNode {
   readonly node_id: string;
