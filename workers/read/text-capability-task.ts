@@ -60,7 +60,7 @@ export const extractTextCapability = jsonTask(ExtractTextRequest, async (request
   } finally {
     await document.close();
   }
-});
+}, { binaryFields: ['pdf'] });
 
 function blockResult(block: TextBlock): BlockResult {
   return { text: block.text, x: round(block.x), y: round(block.y), width: round(block.width), height: round(block.height), font_size: round(block.fontSize) };
