@@ -6,6 +6,7 @@
 // read one at a time: a task asks for a page, reads it, closes it, so a
 // 2,000-page document never holds more than one page's objects.
 import { TaskFailure } from '../task/json-task.js';
+import { checkPdfBytes } from '../untrusted/pdf-bytes.js';
 import { DRAW_OPS, decodedImage, displayTransform, openPdf, operatorListOf, PDF_OPS, type PdfDocument, type PdfPage } from '../seams/pdfjs.js';
 import { documentInfo } from './document-info.js';
 import { formFields } from './forms.js';
@@ -20,14 +21,10 @@ export interface RequestFields {
   readonly password: string;
 }
 
-const PDF_HEADER = '%PDF-';
-/** ISO 32000-1, 7.5.2 allows the header anywhere in the first 1024 bytes (Acrobat's implementation note). */
-const HEADER_WINDOW = 1024;
-
 export async function openReader(bytes: Uint8Array, password: string | undefined, fields: RequestFields): Promise<ReaderDocument> {
-  if (!hasHeader(bytes)) {
-    throw invalid(fields, `${fields.data} is not a PDF: there is no %PDF- header in its first 1024 bytes. Send the PDF file itself, base64-encoded.`);
-  }
+  // The pre-check every PDF task shares (untrusted/pdf-bytes.ts): one rule for where the header may be.
+  const refusal = checkPdfBytes(bytes, fields.data);
+  if (refusal !== undefined) throw invalid(fields, refusal.message);
   const damaged = crossReferenceDamaged(bytes);
   const opened = await openPdf(bytes, password);
   if (!opened.ok) {
@@ -46,11 +43,6 @@ export async function openReader(bytes: Uint8Array, password: string | undefined
 
 function invalid(fields: RequestFields, detail: string, cause?: string): TaskFailure {
   return new TaskFailure('invalid-pdf-data', detail, [{ field: fields.data, code: 'INVALID_PDF', message: detail }], cause);
-}
-
-function hasHeader(bytes: Uint8Array): boolean {
-  const window = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.byteLength, HEADER_WINDOW));
-  return window.indexOf(PDF_HEADER, 0, 'latin1') !== -1;
 }
 
 function wrap(document: PdfDocument, notice: string | null): ReaderDocument {
