@@ -1,9 +1,9 @@
 // The typed methods against the real operation routes, in both modes, with
-// real inputs and the outputs checked by real tools (fontkit, sharp, qpdf).
-// The routes are built on other branches; until they are in the build a
-// method's call answers 404 not-found and its test is skipped (reported as
-// such), and once they are merged these tests hold the client to them.
-import { after, before, describe, test, type TestContext } from 'node:test';
+// real inputs and the outputs checked by real tools (fontkit, sharp, qpdf,
+// pdftotext). Every method's route is in this build: a 404 is a failure.
+// Which edition registers each route is declared below and asserted against
+// a core-edition server, so a method whose route is missing cannot pass.
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,18 +22,15 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 const run = promisify(execFile);
 const DEJAVU = readFileSync(join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf', 'DejaVuSans.ttf'));
 
-/** The call's result, or undefined after skipping the test when the route is not in this build. */
-async function unlessMissing<T>(t: TestContext, call: Promise<T>): Promise<T | undefined> {
-  try {
-    return await call;
-  } catch (error) {
-    if (error instanceof PlatenProblemError && error.slug === 'not-found') {
-      t.skip('the route is not in this build (404)');
-      return undefined;
-    }
-    throw error;
-  }
-}
+/** The lowest edition whose server registers each method's route (accelerator spec, section 4). */
+const EDITION_OF = {
+  subsetFont: 'core',
+  compressImage: 'core',
+  linearize: 'core',
+  extractText: 'pro',
+  compare: 'pro',
+  clusterStatus: 'enterprise',
+} as const satisfies Record<string, 'core' | 'pro' | 'enterprise'>;
 
 describe('typed methods against the operation routes', () => {
   let s: TestServer;
@@ -55,11 +52,10 @@ describe('typed methods against the operation routes', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('subsetFont: DejaVu Sans subset to "Hello"', async (t) => {
+  test('subsetFont: DejaVu Sans subset to "Hello"', async () => {
     for (const [mode, client] of clients) {
       const codepoints = [...'Hello'].map((c) => c.codePointAt(0) as number);
-      const answer = await unlessMissing(t, client.subsetFont({ font_data: DEJAVU, codepoints }));
-      if (answer === undefined) return;
+      const answer = await client.subsetFont({ font_data: DEJAVU, codepoints });
       const { data } = answer;
       assert.equal(data.original_size_bytes, DEJAVU.byteLength, mode);
       assert.equal(data.subset_size_bytes, data.font_data.byteLength, mode);
@@ -71,11 +67,10 @@ describe('typed methods against the operation routes', () => {
     }
   });
 
-  test('compressImage: a 64 x 48 PNG to a 32 px wide JPEG', async (t) => {
+  test('compressImage: a 64 x 48 PNG to a 32 px wide JPEG', async () => {
     const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 200, g: 40, b: 90 } } }).png().toBuffer();
     for (const [mode, client] of clients) {
-      const answer = await unlessMissing(t, client.compressImage({ image_data: png, format: 'jpeg', options: { quality: 60, max_width: 32 } }));
-      if (answer === undefined) return;
+      const answer = await client.compressImage({ image_data: png, format: 'jpeg', options: { quality: 60, max_width: 32 } });
       const { data } = answer;
       assert.equal(data.original_size_bytes, png.byteLength, mode);
       assert.equal(data.compressed_size_bytes, data.image_data.byteLength, mode);
@@ -85,22 +80,20 @@ describe('typed methods against the operation routes', () => {
     }
   });
 
-  test('linearize: a rendered PDF comes back linearized (qpdf --check-linearization)', async (t) => {
+  test('linearize: a rendered PDF comes back linearized (qpdf --check-linearization)', async () => {
     const pdf = await renderPdf(s.base, textDocument('Linearize me', 'A second paragraph'));
     for (const [mode, client] of clients) {
-      const answer = await unlessMissing(t, client.linearize({ pdf_data: pdf, options: { optimize_for_web: true } }));
-      if (answer === undefined) return;
+      const answer = await client.linearize({ pdf_data: pdf, options: { optimize_for_web: true } });
       const out = await withFile(answer.data.pdf_data, async (path) => (await run('qpdf', ['--check-linearization', path])).stdout);
       assert.match(out, /no linearization errors/, mode);
     }
   });
 
-  test('extractText: the words of a rendered PDF, where poppler finds them', async (t) => {
+  test('extractText: the words of a rendered PDF, where poppler finds them', async () => {
     const pdf = await renderPdf(s.base, textDocument('Extract these words'));
     const poppler = await withFile(pdf, async (path) => (await run('pdftotext', [path, '-'])).stdout.trim());
     for (const [mode, client] of clients) {
-      const answer = await unlessMissing(t, client.extractText({ pdf_data: pdf, options: { granularity: 'word' } }));
-      if (answer === undefined) return;
+      const answer = await client.extractText({ pdf_data: pdf, options: { granularity: 'word' } });
       assert.equal(answer.data.page_count, 1, mode);
       assert.equal(answer.data.pages[0]?.spans.map((span) => span.text).join(' '), poppler, mode);
     }
@@ -117,12 +110,36 @@ describe('typed methods against the operation routes', () => {
     }
   });
 
-  test('clusterStatus: the nodes of the cluster', async (t) => {
+  test('clusterStatus: the nodes of the cluster', async () => {
     for (const [mode, client] of clients) {
-      const answer = await unlessMissing(t, client.clusterStatus());
-      if (answer === undefined) return;
+      const answer = await client.clusterStatus();
       assert.equal(answer.data.node_count, answer.data.nodes.length, mode);
       assert.ok(answer.data.healthy_nodes <= answer.data.node_count, mode);
+    }
+  });
+});
+
+describe('routes by edition', () => {
+  test('a core edition serves the core methods and answers 404 not-found for the others', async (t) => {
+    const s = await startTestServer({ PLATEN_EDITION: 'core' });
+    t.after(() => s.close());
+    const client = new PlatenClient({ baseUrl: s.base, apiKey: KEYS.core, proxy: false });
+    t.after(() => client.close());
+    const pdf = await renderPdf(s.base, textDocument('Edition'));
+    const calls: Record<keyof typeof EDITION_OF, () => Promise<unknown>> = {
+      subsetFont: () => client.subsetFont({ font_data: DEJAVU, codepoints: [72] }),
+      compressImage: async () => client.compressImage({ image_data: await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).png().toBuffer(), format: 'jpeg' }),
+      linearize: () => client.linearize({ pdf_data: pdf }),
+      extractText: () => client.extractText({ pdf_data: pdf }),
+      compare: () => client.compare({ pdf_a: pdf, pdf_b: pdf }),
+      clusterStatus: () => client.clusterStatus(),
+    };
+    for (const [method, edition] of Object.entries(EDITION_OF) as Array<[keyof typeof EDITION_OF, string]>) {
+      const outcome = await calls[method]().then(
+        () => 'served',
+        (error: unknown) => (error instanceof PlatenProblemError ? error.slug : error),
+      );
+      assert.equal(outcome, edition === 'core' ? 'served' : 'not-found', method);
     }
   });
 });

@@ -227,20 +227,23 @@ describe('client library against a real server', () => {
 
   test('the breaker opens after N consecutive 5xx, fails fast, and closes after a successful half-open probe', async () => {
     flakyMode = 'fail';
-    // Cooldowns are long enough that a loaded machine cannot pass one between two lines of the test.
-    const client = sidecar({ breaker: { threshold: 3, cooldownMs: 1_000 } });
+    // The breaker's clock is the test's: the cooldown passes when the test says so.
+    let now = 0;
+    const client = sidecar({ breaker: { threshold: 3, cooldownMs: 1_000, now: () => now } });
     const before = routes.flaky.seen.length;
     for (let i = 0; i < 3; i++) await assert.rejects(client.request('GET', '/v1/test/flaky'), { slug: 'internal' });
     assert.equal(client.circuitState, 'open');
     const fast = await client.request('GET', '/v1/test/flaky').catch((e: unknown) => e);
     assert.ok(fast instanceof PlatenCircuitOpenError);
-    assert.ok(fast.retryInMs > 0 && fast.retryInMs <= 1_000);
+    assert.equal(fast.retryInMs, 1_000);
     assert.equal(fast.attempts, 0);
     assert.equal(routes.flaky.seen.length - before, 3, 'the refused call never reached the server');
     // health() is not gated: it is how a caller sees that the service is back.
     assert.equal((await client.health()).status, 'ok');
 
-    await new Promise((resolve) => setTimeout(resolve, 1_050));
+    now += 999;
+    assert.equal(client.circuitState, 'open', 'still open 1 ms before the cooldown ends');
+    now += 1;
     assert.equal(client.circuitState, 'half_open');
     flakyMode = 'gated';
     probeGate = gate();
@@ -260,10 +263,11 @@ describe('client library against a real server', () => {
 
   test('a failed probe opens the breaker again', async () => {
     flakyMode = 'fail';
-    const client = remote({ breaker: { threshold: 1, cooldownMs: 500 }, retry: { maxAttempts: 1 } });
+    let now = 0;
+    const client = remote({ breaker: { threshold: 1, cooldownMs: 500, now: () => now }, retry: { maxAttempts: 1 } });
     await assert.rejects(client.request('GET', '/v1/test/flaky'), { slug: 'internal' });
     assert.equal(client.circuitState, 'open');
-    await new Promise((resolve) => setTimeout(resolve, 550));
+    now += 500;
     assert.equal(client.circuitState, 'half_open');
     await assert.rejects(client.request('GET', '/v1/test/flaky'), { slug: 'internal' });
     assert.equal(client.circuitState, 'open');

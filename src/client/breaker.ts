@@ -13,6 +13,8 @@ export interface BreakerOptions {
   readonly threshold?: number;
   /** How long it stays open before a probe. Default 10000. */
   readonly cooldownMs?: number;
+  /** The clock the cooldown is measured on, in ms. Default performance.now; tests step their own instead of waiting. */
+  readonly now?: () => number;
 }
 
 /** What an admitted attempt reports back, exactly once. */
@@ -33,7 +35,7 @@ export class CircuitBreaker {
   #openedAt: number | undefined;
   #probing = false;
 
-  constructor(options: BreakerOptions = {}, now: () => number = () => performance.now()) {
+  constructor(options: BreakerOptions = {}, now: () => number = options.now ?? (() => performance.now())) {
     this.#threshold = options.threshold ?? 5;
     this.#cooldownMs = options.cooldownMs ?? 10_000;
     if (!Number.isInteger(this.#threshold) || this.#threshold < 1) throw new TypeError('breaker.threshold must be a whole number of at least 1');
