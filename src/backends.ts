@@ -47,6 +47,8 @@ export async function openBackends(
   logger: Logger,
   address: () => string,
   weightOf: (owner: string) => number,
+  /** The wall clock of session lifetimes (ms since the epoch); tests step their own instead of waiting. */
+  now: () => number = Date.now,
 ): Promise<Backends> {
   const execute = { pool, timeoutMs: config.jobTimeoutMs, maxPages: config.maxPages, weightOf };
   const sampler = (runner: () => JobExecutor) =>
@@ -64,7 +66,7 @@ export async function openBackends(
       onRemoved: (job) => void (job.idempotency !== null && idempotency.forget(job.owner, job.idempotency.key)),
     });
     await runner.recover();
-    const sessions = config.sessionsEnabled ? new MemorySessionStore(config.sessionIdleMs) : undefined;
+    const sessions = config.sessionsEnabled ? new MemorySessionStore(config.sessionIdleMs, now) : undefined;
     const approvals = config.approvalRequired.length > 0 ? new MemoryApprovalStore() : undefined;
     return {
       mode: 'standalone',
@@ -87,7 +89,7 @@ export async function openBackends(
   const jobs = new RedisJobStore(redis, config.jobRetentionMs);
   const idempotency = new RedisIdempotencyStore(redis, jobs, config.jobTimeoutMs + config.jobRetentionMs);
   const runner = new QueueRunner({ ...execute, store: jobs, redis, url: config.redisUrl, concurrency: config.jobConcurrency, lockMs: config.jobLockMs, logger });
-  const sessions = config.sessionsEnabled ? new RedisSessionStore(redis, config.sessionIdleMs) : undefined;
+  const sessions = config.sessionsEnabled ? new RedisSessionStore(redis, config.sessionIdleMs, now) : undefined;
   const approvals = config.approvalRequired.length > 0 ? new RedisApprovalStore(redis) : undefined;
   const nodes = new RedisNodeRegistry(config.clusterId, redis, sampler(() => runner));
   return {

@@ -39,6 +39,8 @@ export interface ServerOptions {
   readonly workerData?: unknown;
   /** Routes added to the table (mounted with routeGroup), subject to the same edition filter (for embedding and tests). */
   readonly extraRoutes?: readonly MountedRoute[];
+  /** The wall clock of session lifetimes (ms since the epoch); tests pass their own to expire a session without waiting. */
+  readonly now?: () => number;
   /** The circuit breaker's clock; tests pass their own to step through its cooldown without waiting. */
   readonly breakerNow?: () => number;
   /** The pool scheduler's monotonic clock in ms; tests pass their own to make a queue standing without waiting. */
@@ -95,7 +97,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     const principal = keys.byLabel(owner);
     return principal === undefined ? 1 : pool.client(principal).weight;
   };
-  const backends = await openBackends(config, pool, logger, () => `${config.host}:${port}`, weightOf);
+  const backends = await openBackends(config, pool, logger, () => `${config.host}:${port}`, weightOf, options.now);
   const { jobs, runner, idempotency, sessions, approvals: approvalStore } = backends;
   // The approval flow exists only when some operation needs approval.
   const approvals =
@@ -144,6 +146,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
             maxBytes: config.maxBodyBytes,
             maxPages: config.maxPages,
             idleSeconds: Math.ceil(config.sessionIdleMs / 1000),
+          now: options.now ?? Date.now,
           })),
       ...(approvalStore === undefined ? [] : approvalRoutes(approvalStore, config.version)),
     ]),

@@ -4,20 +4,16 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { parseKeyEntry } from '../src/auth/key-entry.js';
+import { KeyStore } from '../src/auth/key-store.js';
+import { createLogger } from '../src/logger.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { startTestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 
 const KEY_A = 'svc_live_filea_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const KEY_B = 'svc_live_fileb_bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
-
-async function until(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('key entries', () => {
   test('parses key, label, tier and attributes', () => {
@@ -70,7 +66,7 @@ describe('key file hot reload', () => {
     for (const bad of [`${KEY_B}:beta:platinum:\n`, '', `${KEY_B}:beta:core:\n${KEY_B}:beta2:core:\n`, '# only a comment\n', `${KEYS.core}:clash:core:\n`]) {
       const seen = rejectedBefore();
       await replace(bad);
-      await until(async () => rejectedBefore() > seen);
+      await waitFor(async () => rejectedBefore() > seen);
       assert.equal(await status(KEY_A), 200, `still served after ${JSON.stringify(bad)}`);
       assert.equal(await status(KEY_B), 401);
     }
@@ -78,16 +74,35 @@ describe('key file hot reload', () => {
     assert.ok(!logged.includes('bbbbbbbbbbbbbbbb') && !logged.includes('aaaaaaaaaaaaaaaa'), 'no key material in logs');
 
     await replace(`${KEY_B}:beta:pro:\n`);
-    await until(async () => (await status(KEY_B)) === 200);
+    await waitFor(async () => (await status(KEY_B)) === 200);
     assert.equal(await status(KEY_A), 401, 'revoked');
 
     // A file that disappears is reported once, not on every check.
     const unreadable = () => s.logs.filter((line) => line.msg === 'key file not loaded; keeping the last good keys').length;
     await rm(file);
-    await until(async () => unreadable() === 1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal(unreadable(), 1);
+    await waitFor(async () => unreadable() === 1);
     assert.equal(await status(KEY_B), 200, 'the last good keys stay active');
+  });
+
+  test('a key file that stays missing is reported once, however many reloads run', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'platen-keys-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const file = join(dir, 'keys');
+    await writeFile(file, `${KEY_A}:alpha:core:\n`);
+    const lines: Array<{ msg?: string }> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as { msg?: string });
+        done();
+      },
+    });
+    // No timer reloads during the test (an hour apart): the test runs each reload itself, so it knows how many ran.
+    const store = await KeyStore.open({ entries: undefined, file, reloadMs: 3_600_000, logger: createLogger('info', sink) });
+    t.after(() => store.close());
+    await rm(file);
+    for (let i = 0; i < 3; i++) await store.reload();
+    assert.equal(lines.filter((line) => line.msg === 'key file not loaded; keeping the last good keys').length, 1);
+    assert.equal(store.authenticate(`Bearer ${KEY_A}`)?.label, 'alpha', 'the last good keys stay active');
   });
 
   test('a missing key file stops start-up with a clear message', async () => {

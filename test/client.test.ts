@@ -21,6 +21,7 @@ import { envelope, hang, saturated, scripted } from './helpers/accel-routes.js';
 import { KEYS } from './helpers/keys.js';
 import { assertValid, loadContract } from './helpers/openapi.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -211,7 +212,7 @@ describe('client library against a real server', () => {
     const controller = new AbortController();
     const arrived = routes.hang.seen.length;
     const call = client.request('GET', '/v1/test/hang', undefined, { signal: controller.signal });
-    while (routes.hang.seen.length === arrived) await new Promise((resolve) => setImmediate(resolve));
+    await waitFor(() => routes.hang.seen.length > arrived, { intervalMs: 1, what: 'the call reaching the route' });
     controller.abort(new Error('caller gave up'));
     await assert.rejects(call, { message: 'caller gave up' });
     assert.equal(client.circuitState, 'closed');

@@ -4,12 +4,12 @@
 // that heals by itself.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { KEY_ENTRIES, KEYS, bearer } from './helpers/keys.js';
 import { pdfInfo, pdfToText } from './helpers/pdf-tools.js';
 import { startRedis, type TestRedis } from './helpers/redis.js';
 import { spawnServer, startTestServer, type SpawnedServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
 
 /** A client with a small quota, to see one limit shared by both nodes. */
@@ -34,15 +34,15 @@ interface Job {
 }
 
 async function poll(base: string, id: string, until: (job: Job) => boolean, timeoutMs = 30_000): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const response = await fetch(`${base}/api/v1/jobs/${id}`, { headers: bearer(KEYS.enterprise) });
-    assert.equal(response.status, 200, `poll of ${id}: ${response.status}`);
-    const job = ((await response.json()) as { data: Job }).data;
-    if (until(job)) return job;
-    assert.ok(Date.now() < deadline, `job ${id} stayed ${job.status}`);
-    await sleep(100);
-  }
+  return waitFor(
+    async () => {
+      const response = await fetch(`${base}/api/v1/jobs/${id}`, { headers: bearer(KEYS.enterprise) });
+      assert.equal(response.status, 200, `poll of ${id}: ${response.status}`);
+      const job = ((await response.json()) as { data: Job }).data;
+      return until(job) ? job : undefined;
+    },
+    { timeoutMs, intervalMs: 100, what: `job ${id} reaching the awaited state` },
+  );
 }
 
 describe('two nodes on one Redis', () => {
@@ -160,18 +160,16 @@ describe('two nodes on one Redis', () => {
     } finally {
       await redis.start();
     }
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const submitted = await postJson(a.base, '/api/v1/jobs', textDocument('after the outage'));
-      if (submitted.status === 201) {
-        const { job_id: id } = ((await submitted.json()) as { data: Job }).data;
-        await poll(b.base, id, (job) => job.status === 'completed');
-        break;
-      }
-      await submitted.arrayBuffer();
-      assert.ok(Date.now() < deadline, `still ${submitted.status} after Redis came back`);
-      await sleep(250);
-    }
+    const id = await waitFor(
+      async () => {
+        const submitted = await postJson(a.base, '/api/v1/jobs', textDocument('after the outage'));
+        if (submitted.status === 201) return ((await submitted.json()) as { data: Job }).data.job_id;
+        await submitted.arrayBuffer();
+        return undefined;
+      },
+      { timeoutMs: 20_000, intervalMs: 250, what: 'a job accepted after Redis came back' },
+    );
+    await poll(b.base, id, (job) => job.status === 'completed');
     assert.equal((await fetch(`${a.base}/readyz`)).status, 200);
   });
 });

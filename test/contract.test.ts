@@ -40,6 +40,7 @@ import {
   type Node,
 } from './helpers/openapi.js';
 import { FAULT_WORKER, startTestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 
 const NAMES: readonly ContractName[] = ['render', 'accel'];
 
@@ -481,15 +482,15 @@ test('a running server answers as the contracts say', async (t) => {
   await t.test('a request after HEAD or OPTIONS on the same connection is answered', async () => {
     const { port } = new URL(base);
     for (const first of ['HEAD /healthz', 'OPTIONS /healthz']) {
-      const raw = await new Promise<string>((done) => {
-        const socket = connect(Number(port), '127.0.0.1', () => socket.write(`${first} HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n`));
-        let received = '';
-        socket.on('data', (chunk) => (received += chunk.toString('latin1')));
-        setTimeout(() => {
-          socket.destroy();
-          done(received);
-        }, 1000);
-      });
+      const socket = connect(Number(port), '127.0.0.1', () => socket.write(`${first} HTTP/1.1\r\nHost: t\r\n\r\nGET /healthz HTTP/1.1\r\nHost: t\r\n\r\n`));
+      let raw = '';
+      let closed = false;
+      socket.on('data', (chunk) => (raw += chunk.toString('latin1')));
+      socket.on('close', () => (closed = true));
+      // Until both answers have begun, or the server closed the connection (which the assertion then reports).
+      await waitFor(() => closed || (raw.match(/^HTTP\/1\.1 /gm)?.length ?? 0) >= 2, { timeoutMs: 5_000, what: `two answers to ${first} then GET` }).finally(() =>
+        socket.destroy(),
+      );
       assert.equal(raw.match(/^HTTP\/1\.1 /gm)?.length, 2, `${first} then GET: ${JSON.stringify(raw)}`);
     }
   });
@@ -639,21 +640,21 @@ test('jobs and sessions answer as the contract says', async (t) => {
   const call = caller(server.base, render);
 
   /** Polls until the job is finished, checking every answer; Retry-After exactly while it is not. */
-  const finished = async (id: string): Promise<JobData> => {
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const polled = await call('get', JOB, `/api/v1/jobs/${id}`);
-      assert.equal(polled.status, 200);
-      const job = dataOf<JobData>(polled);
-      if (TERMINAL_JOB.has(job.status)) {
-        assert.equal(polled.headers.get('retry-after'), null, `no Retry-After once ${job.status}`);
-        return job;
-      }
-      assert.match(polled.headers.get('retry-after') ?? '', RETRY_AFTER, `Retry-After while ${job.status}`);
-      assert.ok(Date.now() < deadline, `job ${id} is still ${job.status}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+  const finished = (id: string): Promise<JobData> =>
+    waitFor(
+      async () => {
+        const polled = await call('get', JOB, `/api/v1/jobs/${id}`);
+        assert.equal(polled.status, 200);
+        const job = dataOf<JobData>(polled);
+        if (TERMINAL_JOB.has(job.status)) {
+          assert.equal(polled.headers.get('retry-after'), null, `no Retry-After once ${job.status}`);
+          return job;
+        }
+        assert.match(polled.headers.get('retry-after') ?? '', RETRY_AFTER, `Retry-After while ${job.status}`);
+        return undefined;
+      },
+      { timeoutMs: 15_000, intervalMs: 20, what: `job ${id} finishing` },
+    );
 
   await t.test('GET /api/v1/capabilities lists jobs, and sessions once enabled', async () => {
     const body = (await call('get', '/api/v1/capabilities', '/api/v1/capabilities')).body as { data: Node };

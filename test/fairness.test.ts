@@ -10,16 +10,9 @@ import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { startRedis, type TestRedis } from './helpers/redis.js';
 import { FAULT_WORKER, startTestServer, type TestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 
 const blocking = (text: string) => ({ ...textDocument(text), fault: 'block' });
-
-async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** Client labels of the completed synchronous renders, in the order the server answered them. */
 const renderOrder = (s: TestServer) =>
@@ -97,7 +90,7 @@ async function finished(s: TestServer, key: string, id: string): Promise<JobView
   await waitFor(async () => {
     job = ((await (await fetch(`${s.base}/api/v1/jobs/${id}`, { headers: bearer(key) })).json()) as { data: JobView }).data;
     return job.status === 'completed';
-  }, 20_000);
+  }, { timeoutMs: 20_000 });
   return job as JobView;
 }
 

@@ -12,6 +12,7 @@ import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract, type Contract } from './helpers/openapi.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { DEJAVU_SANS, NOTO_CJK_TTC, fontToolsWebFont } from './helpers/font-tools.js';
+import { waitFor } from './helpers/wait.js';
 
 const PATH = '/v1/font/subset';
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
@@ -154,11 +155,14 @@ describe('past PLATEN_TIMEOUT_MS', () => {
     const everything = Array.from({ length: 0x10000 }, (_, cp) => cp);
     await refused(server.base, { font_data: b64(cjk), codepoints: everything }, 504, 'request-timeout');
     // The pool has its two threads again, both idle.
-    let workers = { total: 0, busy: -1, idle: 0 };
-    for (let attempt = 0; attempt < 100 && !(workers.total === 2 && workers.idle === 2); attempt++) {
-      workers = ((await (await fetch(`${server.base}/health`)).json()) as { workers: typeof workers }).workers;
-      if (!(workers.total === 2 && workers.idle === 2)) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    type Workers = { total: number; busy: number; idle: number };
+    const workers = await waitFor(
+      async () => {
+        const now = ((await (await fetch(`${server.base}/health`)).json()) as { workers: Workers }).workers;
+        return now.total === 2 && now.idle === 2 ? now : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, what: 'two idle workers' },
+    );
     assert.deepEqual(workers, { total: 2, busy: 0, idle: 2 });
   });
 });

@@ -9,6 +9,7 @@ import { pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { gate } from './helpers/gate.js';
 import { scrape, valueOf } from './helpers/prometheus.js';
 import { FAULT_WORKER, startTestServer, temporaryDataDir, type TestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 
 interface Job {
   job_id: string;
@@ -26,23 +27,15 @@ const submit = (s: TestServer, body: unknown, headers: Record<string, string> = 
 const read = async (response: Response): Promise<Job> => ((await response.json()) as { data: Job }).data;
 const poll = (s: TestServer, id: string, key: string = KEYS.enterprise) => fetch(`${s.base}/api/v1/jobs/${id}`, { headers: bearer(key) });
 
+/** Polls the job until it has `status`; its last answer says where it stopped when it never does. */
 async function until(s: TestServer, id: string, status: string, timeoutMs = 15_000): Promise<Job> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const job = await read(await poll(s, id));
-    if (job.status === status) return job;
-    if (Date.now() > deadline) throw new Error(`job ${id} is ${job.status}, not ${status}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let job: Job | undefined;
+  await waitFor(async () => (job = await read(await poll(s, id))).status === status, { timeoutMs, what: `job ${id} reaching ${status}` });
+  return job as Job;
 }
 
-
 async function waitForQueued(s: TestServer, count: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (s.server.pool.stats.queued !== count) {
-    if (Date.now() > deadline) throw new Error(`the pool holds ${s.server.pool.stats.queued} waiting tasks, not ${count}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await waitFor(() => s.server.pool.stats.queued === count, { what: `${count} waiting tasks in the pool` });
 }
 
 describe('jobs', () => {
@@ -94,8 +87,7 @@ describe('jobs', () => {
     assert.equal(cancelled.status, 200);
     assert.equal((await read(cancelled)).status, 'cancelled');
     // The blocked task was aborted (its thread replaced), not left holding the worker.
-    for (let i = 0; i < 200 && s.server.pool.stats.busy > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    assert.equal(s.server.pool.stats.busy, 0);
+    await waitFor(() => s.server.pool.stats.busy === 0, { timeoutMs: 2_000, what: 'the blocked task being stopped' });
     assert.equal((await postJson(s.base, '/api/v1/render', textDocument('sync after cancel'))).status, 200);
     // A finished (cancelled) job is removed by a second DELETE.
     assert.equal((await fetch(`${s.base}/api/v1/jobs/${job.job_id}`, { method: 'DELETE', headers: bearer(KEYS.enterprise) })).status, 204);
@@ -217,11 +209,7 @@ describe('job durability and policy', () => {
     t.after(() => s.close());
     const job = await read(await submit(s, textDocument('short-lived')));
     await until(s, job.job_id, 'completed');
-    const deadline = Date.now() + 10_000;
-    while ((await poll(s, job.job_id)).status !== 404) {
-      assert.ok(Date.now() < deadline, 'removed within the retention sweep');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor(async () => (await poll(s, job.job_id)).status === 404, { timeoutMs: 10_000, intervalMs: 100, what: 'removal within the retention sweep' });
   });
 
   test('short jobs use every idle worker, and a synchronous render waiting for a thread goes before them', async (t) => {

@@ -13,6 +13,7 @@ import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, assertMatchesResponse, loadContract } from './helpers/openapi.js';
 import { samplesOf, scrape, valueOf, type Exposition } from './helpers/prometheus.js';
 import { FAULT_WORKER, startTestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 
 /** An accelerator operation declared like the real ones (operation name, tier), answered without a worker. */
 const ECHO: Route = {
@@ -202,10 +203,3 @@ describe('GET /metrics', () => {
   });
 });
 
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -10,7 +10,7 @@ import { gate } from './helpers/gate.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
 import { scrape, valueOf } from './helpers/prometheus.js';
 import { FAULT_WORKER, startTestServer } from './helpers/server.js';
-
+import { waitFor } from './helpers/wait.js';
 
 const faulty = (fault: string) => ({ ...textDocument('after the fault'), fault });
 
@@ -187,14 +187,6 @@ describe('pool faults', () => {
   });
 });
 
-async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 describe('graceful close', () => {
   test('close() waits for the request in flight, which completes; readiness is false meanwhile', async (t) => {
     const g = gate();
@@ -220,8 +212,6 @@ describe('graceful close', () => {
     await g.blocked(1);
     let closed = false;
     const closing = s.close().then(() => (closed = true));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.equal(closed, false, 'close waits for the request in flight');
     const ready = await probe(forReady, '/readyz');
     assert.equal(ready.status, 503);
     assert.deepEqual(JSON.parse(ready.body), { status: 'not_ready', checks: { pool: true, keys: true, accepting: false } });
@@ -229,6 +219,8 @@ describe('graceful close', () => {
     const refused = await probe(forApi, '/api/v1/capabilities');
     assert.equal(refused.status, 503);
     assert.match(refused.body, /shutting-down/);
+    // Three round trips through the draining server later, close() is still waiting.
+    assert.equal(closed, false, 'close waits for the request in flight');
     g.open();
     const response = await inFlight;
     assert.equal(response.status, 200);

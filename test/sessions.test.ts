@@ -7,7 +7,7 @@ import { KEYS, bearer } from './helpers/keys.js';
 import { postJson, readProblem } from './helpers/http.js';
 import { pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { gate } from './helpers/gate.js';
-import { FAULT_WORKER, startTestServer, type TestServer } from './helpers/server.js';
+import { FAULT_WORKER, startTestServer, type TestServer, type TestServerOptions } from './helpers/server.js';
 import { redisEnv, startRedis, type TestRedis } from './helpers/redis.js';
 
 interface Session {
@@ -30,7 +30,8 @@ const call = (s: TestServer, method: string, path: string, body?: unknown, key: 
   });
 /** Set while the Redis variant runs: the store's connection, with a fresh key prefix per server. */
 let redis: TestRedis | undefined;
-const enabled = (env: Record<string, string> = {}) => startTestServer({ PLATEN_SESSIONS_ENABLED: 'true', ...redisEnv(redis), ...env });
+const enabled = (env: Record<string, string> = {}, options: TestServerOptions = {}) =>
+  startTestServer({ PLATEN_SESSIONS_ENABLED: 'true', ...redisEnv(redis), ...env }, options);
 
 describe('sessions', () => sessionTests());
 
@@ -123,10 +124,14 @@ function sessionTests(): void {
   });
 
   test('an idle session expires: 409 on adds, and it no longer counts against the maximum', async (t) => {
-    const s = await enabled({ PLATEN_SESSION_IDLE_S: '1', PLATEN_MAX_SESSIONS: '1' });
+    // The server's session clock is the test's: a minute of idleness passes when the test says so.
+    let now = Date.now();
+    const s = await enabled({ PLATEN_SESSION_IDLE_S: '60', PLATEN_MAX_SESSIONS: '1' }, { now: () => now });
     t.after(() => s.close());
     const { session_id: id } = await read(await postJson(s.base, '/api/v1/sessions', {}));
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    now += 59_999;
+    assert.equal((await read(await call(s, 'GET', `/api/v1/sessions/${id}`))).status, 'active', 'active 1 ms before the idle time ends');
+    now += 1;
     assert.equal((await read(await call(s, 'GET', `/api/v1/sessions/${id}`))).status, 'expired');
     const late = await call(s, 'POST', `/api/v1/sessions/${id}/text`, { text: 'too late' });
     assert.equal(late.status, 409);

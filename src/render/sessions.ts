@@ -26,6 +26,8 @@ export interface SessionRoutesDeps {
   readonly maxBytes: number;
   readonly maxPages: number;
   readonly idleSeconds: number;
+  /** The wall clock sessions are stamped with (ms since the epoch), the one the store measures idle time on. */
+  readonly now: () => number;
 }
 
 const SESSION_ID = /^sess_[a-f0-9]{24}$/;
@@ -117,7 +119,7 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
       const buffer = new ArrayBuffer(probe.byteLength);
       new Uint8Array(buffer).set(probe);
       await dispatch(deps.pool, context, 'validate', {}, { buffer, length: probe.byteLength });
-      const now = new Date().toISOString();
+      const now = new Date(deps.now()).toISOString();
       const session: SessionRecord = {
         id: `sess_${randomBytes(12).toString('hex')}`,
         owner: principal.label,

@@ -3,8 +3,8 @@
 // BullMQ requires.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Socket } from 'node:net';
+import { waitFor } from './wait.js';
 
 export interface TestRedis {
   readonly url: string;
@@ -46,11 +46,7 @@ export async function startRedis(): Promise<TestRedis> {
     child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], {
       stdio: 'ignore',
     });
-    for (let i = 0; i < 100; i++) {
-      if (await answersPing(port)) return;
-      await sleep(50);
-    }
-    throw new Error(`redis-server did not start on port ${port}`);
+    await waitFor(() => answersPing(port), { timeoutMs: 5_000, intervalMs: 50, what: `redis-server answering on port ${port}` });
   };
   const stop = async () => {
     const running = child;

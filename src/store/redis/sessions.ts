@@ -88,6 +88,8 @@ export class RedisSessionStore implements SessionStore {
   constructor(
     private readonly redis: RedisConnection,
     private readonly idleMs: number,
+    /** The wall clock idle time is measured on (ms since the epoch); tests step their own. */
+    private readonly now: () => number = Date.now,
   ) {}
 
   async create(record: SessionRecord): Promise<void> {
@@ -119,7 +121,7 @@ export class RedisSessionStore implements SessionStore {
     const fields = await this.redis.run((client) => client.hgetall(this.redis.key('sess', id)));
     if (fields.status === undefined) return undefined;
     const last = Number(fields.last);
-    const now = Date.now();
+    const now = this.now();
     let status = fields.status as SessionStatus;
     if (status === 'rendering' && now >= Number(fields.until)) status = 'active';
     if (status === 'active' && now - last >= this.idleMs) status = 'expired';
@@ -142,7 +144,7 @@ export class RedisSessionStore implements SessionStore {
     if (owner === undefined) return { kind: 'gone' };
     const keys = this.#keys(id, owner);
     const [kind, status] = (await this.redis.run((client) =>
-      client.eval(APPEND, 3, ...keys, operation, limits.maxOperations, limits.maxBytes, Date.now(), this.idleMs, operationSize(operation), id),
+      client.eval(APPEND, 3, ...keys, operation, limits.maxOperations, limits.maxBytes, this.now(), this.idleMs, operationSize(operation), id),
       // One operation may be as large as a request body (an image), and all of them together too.
       { bulk: true },
     )) as [string, string?];
@@ -163,7 +165,7 @@ export class RedisSessionStore implements SessionStore {
     if (owner === undefined) return { kind: 'gone' };
     const token = randomUUID();
     const [kind, status] = (await this.redis.run((client) =>
-      client.eval(BEGIN_RENDER, 3, ...this.#keys(id, owner), Date.now(), this.idleMs, leaseMs, token, id),
+      client.eval(BEGIN_RENDER, 3, ...this.#keys(id, owner), this.now(), this.idleMs, leaseMs, token, id),
     )) as [string, string?];
     if (kind === 'not-active') return { kind, status: status as SessionStatus };
     const session = kind === 'ok' ? await this.get(id) : undefined;
@@ -173,7 +175,7 @@ export class RedisSessionStore implements SessionStore {
   async endRender(id: string, token: string, end: RenderEnd): Promise<boolean> {
     const owner = (await this.get(id))?.owner;
     if (owner === undefined) return false;
-    const done = await this.redis.run((client) => client.eval(END_RENDER, 3, ...this.#keys(id, owner), Date.now(), this.idleMs, token, end, id));
+    const done = await this.redis.run((client) => client.eval(END_RENDER, 3, ...this.#keys(id, owner), this.now(), this.idleMs, token, end, id));
     return done === 1;
   }
 
@@ -188,10 +190,10 @@ export class RedisSessionStore implements SessionStore {
 
   async activeCount(owner: string): Promise<number> {
     const owned = this.#keys('', owner)[2];
-    const idleSince = Date.now() - this.idleMs;
+    const idleSince = this.now() - this.idleMs;
     return this.redis.run(async (client) => {
-      // Members idle for a whole period are expired: drop them, count the rest.
-      await client.zremrangebyscore(owned, '-inf', `(${idleSince}`);
+      // Members idle for a whole period or more are expired (as get() decides): drop them, count the rest.
+      await client.zremrangebyscore(owned, '-inf', idleSince);
       return client.zcard(owned);
     });
   }
