@@ -53,6 +53,8 @@ const EnvSchema = v.object({
   PLATEN_MAX_BODY_BYTES_CORE: v.optional(integer(1024, 999_999_999)),
   PLATEN_MAX_BODY_BYTES_PRO: v.optional(integer(1024, 999_999_999)),
   PLATEN_MAX_BODY_BYTES_ENTERPRISE: v.optional(integer(1024, 999_999_999)),
+  // No default here: it follows the body limits (bodyBudget).
+  PLATEN_BODY_BUDGET_BYTES: v.optional(integer(1024, 2 ** 46)),
   PLATEN_CORS_ORIGINS: v.optional(list, ''),
   PLATEN_LOG_LEVEL: v.optional(
     v.picklist(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'must be a pino level'),
@@ -135,6 +137,8 @@ export interface Config {
   readonly maxBodyBytesByTier: Readonly<Record<Tier, number>>;
   /** The largest of them: what a request may declare before its key is known. */
   readonly maxBodyBytesAnyTier: number;
+  /** Request-body bytes held at once by the whole process; past it: 503 upload-budget-exhausted (src/http/body-budget.ts). */
+  readonly bodyBudgetBytes: number;
   readonly ipRpm: number;
   readonly authFailuresPerMinute: number;
   readonly shutdownGraceMs: number;
@@ -229,13 +233,22 @@ function bodyLimits(env: Env): Pick<Config, 'maxBodyBytesByTier' | 'maxBodyBytes
   const base64 = (bytes: number) => 4 * Math.ceil(bytes / 3);
   const fallback =
     env.PLATEN_MAX_BODY_BYTES ??
-    Math.min(2 ** 31, Math.max(DEFAULT_MAX_BODY_BYTES, base64(env.PLATEN_MAX_FONT_BYTES) + JSON_HEADROOM_BYTES, base64(env.PLATEN_MAX_IMAGE_BYTES) + JSON_HEADROOM_BYTES));
+    Math.min(999_999_999, Math.max(DEFAULT_MAX_BODY_BYTES, base64(env.PLATEN_MAX_FONT_BYTES) + JSON_HEADROOM_BYTES, base64(env.PLATEN_MAX_IMAGE_BYTES) + JSON_HEADROOM_BYTES));
   const byTier = Object.freeze({
     core: env.PLATEN_MAX_BODY_BYTES_CORE ?? fallback,
     pro: env.PLATEN_MAX_BODY_BYTES_PRO ?? fallback,
     enterprise: env.PLATEN_MAX_BODY_BYTES_ENTERPRISE ?? fallback,
   });
   return { maxBodyBytesByTier: byTier, maxBodyBytesAnyTier: Math.max(byTier.core, byTier.pro, byTier.enterprise) };
+}
+
+/**
+ * 512 MiB, or room for two bodies at the largest tier limit if that is more:
+ * with the default limits, seven 64 MiB uploads at once. Set lower than one
+ * body, it refuses every body that size (the README says so).
+ */
+function bodyBudget(env: Env): number {
+  return env.PLATEN_BODY_BUDGET_BYTES ?? Math.max(512 * 1024 * 1024, 2 * bodyLimits(env).maxBodyBytesAnyTier);
 }
 
 function fromEnv(env: Env): Config {
@@ -262,6 +275,7 @@ function fromEnv(env: Env): Config {
     errorsBase: env.PLATEN_ERRORS_BASE.replace(/\/+$/, ''),
     rpmByTier: Object.freeze({ core: env.PLATEN_CORE_RPM, pro: env.PLATEN_PRO_RPM, enterprise: env.PLATEN_ENTERPRISE_RPM }),
     ...bodyLimits(env),
+    bodyBudgetBytes: bodyBudget(env),
     ipRpm: env.PLATEN_IP_RPM,
     authFailuresPerMinute: env.PLATEN_AUTH_FAILURES_PER_MIN,
     shutdownGraceMs: env.PLATEN_SHUTDOWN_GRACE_MS,

@@ -9,6 +9,7 @@ import { healthRoute } from './accel/health.js';
 import { accelRoutes } from './accel/routes.js';
 import { metricsRoute } from './accel/metrics.js';
 import { Health } from './health.js';
+import { BodyBudget } from './http/body-budget.js';
 import { Cors } from './http/cors.js';
 import { Lifecycle } from './http/lifecycle.js';
 import type { PipelineDeps } from './http/pipeline.js';
@@ -109,6 +110,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   const health = new Health(pool, keys, lifecycle, config.version, config.edition, backends.mode, backends.redis);
   // Metrics exist only when enabled: otherwise /metrics is 404 and nothing is recorded per request.
   const requestStats = config.metricsEnabled ? new RequestStats() : undefined;
+  const bodyBudget = new BodyBudget(config.bodyBudgetBytes);
   const deps: PipelineDeps = {
     config,
     keys,
@@ -124,6 +126,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     lifecycle,
     approvals,
     requestStats,
+    bodyBudget,
   };
 
   // Each API's routes are one group: the group gives them their family (problem flavour, envelope, metrics).
@@ -154,7 +157,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       healthRoute(health),
       ...(requestStats === undefined
         ? []
-        : [metricsRoute(metricsRegistry({ requests: requestStats, tasks: pool.tasks, pool: () => pool.stats, inFlight: () => lifecycle.inFlight }))]),
+        : [metricsRoute(metricsRegistry({ requests: requestStats, tasks: pool.tasks, pool: () => pool.stats, inFlight: () => lifecycle.inFlight, bodyBytesHeld: () => bodyBudget.held }))]),
       ...accelRoutes(pool, config),
       clusterRoute(backends.nodes, config.version),
     ]),

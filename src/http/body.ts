@@ -21,7 +21,7 @@ export interface Body {
   readonly sha256?: string;
 }
 
-export type BodyFailure = 'too-large' | 'length-mismatch' | 'aborted';
+export type BodyFailure = 'too-large' | 'length-mismatch' | 'aborted' | 'over-budget';
 
 export class BodyError extends Error {
   constructor(readonly failure: BodyFailure) {
@@ -32,22 +32,36 @@ export class BodyError extends Error {
 
 /** Chunked bodies start here and double; 64 KiB covers most JSON requests in one allocation. */
 const INITIAL_CAPACITY = 64 * 1024;
-/**
- * A declared length is trusted only this far before bytes arrive: 50 idle
- * connections declaring 64 MiB each reserved 3.2 GB of address space.
- * Larger bodies grow (doubling) as they arrive.
- */
-const DECLARED_PREALLOCATION_MAX = 1024 * 1024;
 
 /**
  * Must be called synchronously in the uWS handler (before any await), or
  * uWS drops the data that arrives meanwhile. `declared` is the parsed
  * Content-Length, or undefined for a chunked body.
  */
-export function readBody(res: HttpResponse, declared: number | undefined, limit: number, signal: AbortSignal, fingerprint = false): Promise<Body> {
+/**
+ * `hold` is asked for every byte a chunked body allocates (a declared body's
+ * length is held by the caller before reading); when it refuses, the body
+ * fails with 'over-budget'.
+ */
+export function readBody(
+  res: HttpResponse,
+  declared: number | undefined,
+  limit: number,
+  signal: AbortSignal,
+  fingerprint = false,
+  hold: (bytes: number) => boolean = () => true,
+): Promise<Body> {
   const hash = fingerprint ? createHash('sha256') : undefined;
+  // A declared body gets its whole buffer at once: its length is already held
+  // in the body budget, which bounds what idle connections declaring large
+  // bodies can reserve (before the budget, 50 of them declaring 64 MiB took
+  // 3.2 GB of address space, so buffers grew by doubling instead). Doubling
+  // a 62 MB body left 63 MB of discarded buffers behind it for the GC, which
+  // does not run while the process is idle (README, "Memory").
+  const initial = declared ?? Math.min(INITIAL_CAPACITY, limit);
+  if (declared === undefined && !hold(initial)) return Promise.reject(new BodyError('over-budget'));
   return new Promise((resolve, reject) => {
-    let buffer = new ArrayBuffer(declared !== undefined ? Math.min(declared, DECLARED_PREALLOCATION_MAX) : Math.min(INITIAL_CAPACITY, limit));
+    let buffer = new ArrayBuffer(initial);
     let bytes = new Uint8Array(buffer);
     let length = 0;
     let settled = false;
@@ -66,7 +80,9 @@ export function readBody(res: HttpResponse, declared: number | undefined, limit:
         if (length + size > limit) return fail('too-large');
         if (length + size > ceiling) return fail('length-mismatch');
         if (length + size > bytes.byteLength) {
-          const grown = new ArrayBuffer(Math.min(ceiling, Math.max(bytes.byteLength * 2, length + size)));
+          const capacity = Math.min(ceiling, Math.max(bytes.byteLength * 2, length + size));
+          if (declared === undefined && !hold(capacity - bytes.byteLength)) return fail('over-budget');
+          const grown = new ArrayBuffer(capacity);
           const view = new Uint8Array(grown);
           view.set(bytes.subarray(0, length));
           buffer = grown;

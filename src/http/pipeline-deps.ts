@@ -6,6 +6,7 @@ import type { ApprovalGate } from '../auth/approvals.js';
 import type { KeyStore } from '../auth/key-store.js';
 import type { Config } from '../config.js';
 import type { RequestStats } from '../metrics/request-stats.js';
+import type { BodyBudget } from './body-budget.js';
 import type { Cors } from './cors.js';
 import type { Lifecycle } from './lifecycle.js';
 import type { RateLimits } from './rate-limit.js';
@@ -27,4 +28,6 @@ export interface PipelineDeps {
   readonly local?: boolean;
   /** Per-route counts and durations for /metrics; undefined when metrics are off (nothing is recorded). */
   readonly requestStats?: RequestStats;
+  /** Request-body bytes the process holds at most (PLATEN_BODY_BUDGET_BYTES), shared by every listener. */
+  readonly bodyBudget: BodyBudget;
 }

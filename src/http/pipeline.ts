@@ -101,9 +101,10 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
       return x.fail('unsupported-media-type', { detail: `This route takes a JSON body (Content-Type: application/json); got ${got}.` });
     }
     if (!hasBody) return missingBody(x);
+    if (declared !== undefined && !x.holdBodyBytes(declared)) return overBudget(x);
     x.bodyPending = true;
     const fingerprint = route.fingerprint?.(request) === true || deps.approvals?.gates(route.operation) === true;
-    body = readBody(res, declared, bodyLimit(x), x.reply.signal, fingerprint);
+    body = readBody(res, declared, bodyLimit(x), x.reply.signal, fingerprint, (bytes) => x.holdBodyBytes(bytes));
     // Settled in finish(); this keeps an early rejection from being reported as unhandled.
     body.catch(() => undefined);
   }
@@ -126,6 +127,7 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
       } catch (error) {
         if (!(error instanceof BodyError)) throw error;
         if (error.failure === 'aborted') return x.abandoned();
+        if (error.failure === 'over-budget') return overBudget(x);
         if (error.failure === 'too-large') {
           return x.fail('payload-too-large', { detail: tooLarge(bodyLimit(x), x.principal?.tier) }, { close: true });
         }
@@ -198,6 +200,21 @@ async function rejectUnauthenticated(x: Exchange): Promise<void> {
   const detail =
     x.request.headers.authorization === '' ? 'Send the header "Authorization: Bearer <API key>".' : 'The API key is not valid. Keys look like svc_live_{kid}_{secret}.';
   x.fail('unauthorized', { detail, headers: { 'WWW-Authenticate': 'Bearer' } });
+}
+
+/** Seconds a client refused for the body budget waits: bodies in flight usually complete within one. */
+const BUDGET_RETRY_AFTER_S = 1;
+
+function overBudget(x: Exchange): void {
+  const budget = x.deps.bodyBudget.limit;
+  x.fail(
+    'upload-budget-exhausted',
+    {
+      detail: `The server holds as many request bodies as it may (${budget} bytes, PLATEN_BODY_BUDGET_BYTES); retry after the Retry-After delay.`,
+      retryAfter: BUDGET_RETRY_AFTER_S,
+    },
+    { close: true },
+  );
 }
 
 function missingBody(x: Exchange): void {

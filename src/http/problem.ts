@@ -31,6 +31,7 @@ export const PROBLEMS = {
   'worker-pool-exhausted': { status: 503, title: 'Service Unavailable' },
   'shutting-down': { status: 503, title: 'Service Unavailable' },
   'store-unavailable': { status: 503, title: 'Service Unavailable' },
+  'upload-budget-exhausted': { status: 503, title: 'Service Unavailable' },
   'request-timeout': { status: 504, title: 'Request Timeout' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -53,7 +53,7 @@ export interface OutgoingResponse {
 }
 
 /** Lingering stops this long after the answer, or after this long without a byte (nginx: lingering_time, lingering_timeout). */
-const LINGER_MAX_MS = 5_000;
+const LINGER_MAX_MS = 30_000;
 const LINGER_QUIET_MS = 1_000;
 
 const encoder = new TextEncoder();

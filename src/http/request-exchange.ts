@@ -46,6 +46,7 @@ export class Exchange {
    * than a reset.
    */
   unreadBody = false;
+  #heldBodyBytes = 0;
   bytesIn = 0;
   status = 0;
   /** CORS headers for this response; a preflight replaces them with its own. */
@@ -103,9 +104,18 @@ export class Exchange {
     this.status = 499;
   }
 
+  /** Takes `bytes` of the process's body budget for this request, until it completes; false when they do not fit. */
+  holdBodyBytes(bytes: number): boolean {
+    if (!this.deps.bodyBudget.take(bytes)) return false;
+    this.#heldBodyBytes += bytes;
+    return true;
+  }
+
   #complete(delivered: boolean): void {
     if (this.#logged) return;
     this.#logged = true;
+    this.deps.bodyBudget.give(this.#heldBodyBytes);
+    this.#heldBodyBytes = 0;
     if (!delivered) this.status = 499;
     this.deps.lifecycle.leave();
     const ms = performance.now() - this.receivedAt;

@@ -23,6 +23,8 @@ export interface MetricSources {
   readonly pool: () => PoolSnapshot;
   /** Requests accepted and not yet answered (src/http/lifecycle.ts). */
   readonly inFlight: () => number;
+  /** Request-body bytes held against PLATEN_BODY_BUDGET_BYTES (src/http/body-budget.ts). */
+  readonly bodyBytesHeld: () => number;
 }
 
 const BREAKER_STATES = ['closed', 'open', 'half_open'] as const;
@@ -90,6 +92,15 @@ export function metricsRegistry(sources: MetricSources): Registry {
     registers,
     collect() {
       this.set(sources.inFlight());
+    },
+  });
+
+  new Gauge({
+    name: 'platen_body_budget_held_bytes',
+    help: 'Request-body bytes held by requests in flight, against PLATEN_BODY_BUDGET_BYTES.',
+    registers,
+    collect() {
+      this.set(sources.bodyBytesHeld());
     },
   });
 
