@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { postJson, readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { damageInOurWords } from '../workers/linearize/qpdf-messages.js';
+import { damageInOurWords } from '../workers/seams/qpdf-messages.js';
 
 /** Words of the libraries and their decoders that a detail must not carry. */
 const LIBRARY_TEXT = /vips|libpng|libjpeg|libwebp|jpeg_|png_|webp2|VipsJpeg|sharp|pdf-lib|fontkit|harfbuzz|qpdf:|endstream|xref|Error\b|undefined/i;

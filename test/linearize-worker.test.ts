@@ -11,7 +11,7 @@ import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { CALLS_PER_INSTANCE, instancesCreated } from '../workers/seams/qpdf.js';
 import { linearize, type LinearizeResult } from '../workers/linearize/task.js';
 import { countSignatures, hasPdfHeader, linearizedPageCount, looksTruncated, mentionsEncryption } from '../workers/untrusted/pdf-scan.js';
-import { qpdfMessages, summarizeMessages } from '../workers/linearize/qpdf-messages.js';
+import { qpdfMessages, summarizeMessages } from '../workers/seams/qpdf-messages.js';
 import type { Outcome } from '../workers/protocol.js';
 import { withFile } from './helpers/pdf-tools.js';
 import { signedPdf } from './helpers/signed-pdf.js';

@@ -6,7 +6,7 @@
 // labels over; what it does not carry (outline, internal links' targets,
 // document information) is structure.ts's part afterwards.
 import { QpdfTrap, runQpdf } from '../seams/qpdf.js';
-import { damageInOurWords, qpdfMessages, summarizeMessages } from '../linearize/qpdf-messages.js';
+import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
 import { TaskFailure } from '../task/json-task.js';
 
 export interface AssemblySource {

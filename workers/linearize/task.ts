@@ -26,7 +26,7 @@ import { TaskFailure, jsonTask, type JsonResult } from '../task/json-task.js';
 import { QpdfTrap, runQpdf, type QpdfRun } from '../seams/qpdf.js';
 import { checkPdfBytes } from '../untrusted/pdf-bytes.js';
 import { countSignatures, linearizedPageCount, looksTruncated, mentionsEncryption } from '../untrusted/pdf-scan.js';
-import { damageInOurWords, qpdfMessages, summarizeMessages } from './qpdf-messages.js';
+import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
 
 const LinearizeRequest = v.strictObject({
   pdf_data: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
