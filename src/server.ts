@@ -44,8 +44,6 @@ export interface ServerOptions {
   readonly now?: () => number;
   /** The circuit breaker's clock; tests pass their own to step through its cooldown without waiting. */
   readonly breakerNow?: () => number;
-  /** The pool scheduler's monotonic clock in ms; tests pass their own to make a queue standing without waiting. */
-  readonly schedulerNow?: () => number;
 }
 
 export interface RunningServer {
@@ -87,7 +85,6 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     queueTargetMs: config.queueTargetMs,
     queueIntervalMs: config.queueIntervalMs,
     tierWeights: config.weightByTier,
-    schedulerNow: options.schedulerNow,
     workerData: options.workerData,
   });
 

@@ -34,8 +34,6 @@ export interface PoolOptions {
   readonly queueIntervalMs: number;
   /** Each tier's share when clients contend (PLATEN_*_WEIGHT); a key's `weight` attribute overrides it. */
   readonly tierWeights: Readonly<Record<Tier, number>>;
-  /** The scheduler's monotonic clock in ms (tests drive it). Default: performance.now. */
-  readonly schedulerNow?: () => number;
   readonly workerData?: unknown;
 }
 
@@ -132,7 +130,8 @@ export class WorkerPool {
       maxQueue: options.maxQueue,
       targetMs: options.queueTargetMs,
       intervalMs: options.queueIntervalMs,
-      now: options.schedulerNow ?? (() => performance.now()),
+      // The scheduler's own tests drive its clock (test/unit/scheduler.test.ts).
+      now: () => performance.now(),
     });
     // A worker that throws after its task settled emits 'error' on the pool; Piscina
     // replaces the thread. Without a listener the process would crash.
