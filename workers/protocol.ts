@@ -29,6 +29,8 @@ export interface TaskMap {
   /** The render API's extract-text (POST /api/v1/extract-text): plain text or blocks per page. */
   'capability-extract-text': { options: ReadOptions; value: AccelValue };
   compare: { options: ReadOptions; value: AccelValue };
+  /** The render API's compare (POST /api/v1/compare): the same comparison, the render API's request. */
+  'capability-compare': { options: ReadOptions; value: AccelValue };
 }
 
 /** The named exports of workers/index.ts. */

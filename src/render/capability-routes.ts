@@ -13,6 +13,7 @@ export function capabilityRoutes(pool: WorkerPool, config: Config): Route[] {
   const read: ReadOptions = { maxPages: config.maxPages, workBudget: config.readWorkBudget };
   const operations: AnyCapabilityOperation[] = [
     { operation: 'extract-text', tier: 'core', task: 'capability-extract-text', result: 'json', options: read },
+    { operation: 'compare', tier: 'pro', task: 'capability-compare', result: 'json', options: read },
     { operation: 'merge', tier: 'core', task: 'merge', result: 'binary', options: docops },
     { operation: 'split', tier: 'core', task: 'split', result: 'binary', options: docops },
   ];
