@@ -1,6 +1,6 @@
 # A thin layer over the npm scripts (STYLE.md). `make run` and `make test`
 # work on a fresh Debian 12 machine with Node 20 and npm.
-.PHONY: install build run test bench tools clean corpus-tables
+.PHONY: install build run test bench tools clean corpus-tables bench-compare
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -28,6 +28,11 @@ test: build tools
 
 bench: build
 	npm run bench
+
+# POST /v1/compare of two 50-page documents against a bare pool, and a
+# 300-page pair timed once (bench/README.md); about a minute.
+bench-compare: build
+	node dist/bench/compare.js
 
 # Table agreement with camelot's CSVs on ../shared/corpus/tables/ (README
 # "Table detection"); the corpus is not shipped, so this is not part of `make test`.

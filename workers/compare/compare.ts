@@ -1,8 +1,8 @@
 // compareDocuments(a, b, options): the comparison both APIs serve
 // (POST /v1/compare and the render API's /api/v1/compare call it from their
 // own tasks). Pages are read one at a time and kept only as words and image
-// marks. Pages are aligned first (a diff over page fingerprints, so an
-// inserted page does not shift every later one into a change); the
+// marks. Pages are aligned first (an edit distance over page fingerprints,
+// so an inserted page does not shift every later one into a change); the
 // stretches that differ are then compared word by word:
 // - `text`: a word diff per page pair, words in content order, as drawn;
 // - `semantic`: the stretch's words as one sequence, normalised
@@ -14,8 +14,9 @@ import type { ReaderDocument } from '../read/types.js';
 import { TaskFailure } from '../task/json-task.js';
 import { imageChanges, wordChanges, type Change } from './changes.js';
 import { pageImages, type ImageMark } from './images.js';
+import { alignPages } from './page-alignment.js';
 import { pairPages, type PagePair } from './pairing.js';
-import { diffRuns, MAX_GRAPH } from './sequence-diff.js';
+import { MAX_GRAPH } from './sequence-diff.js';
 import { semanticTokens, textTokens, type Token } from './tokens.js';
 
 export type CompareMode = 'text' | 'semantic';
@@ -86,7 +87,10 @@ export async function compareDocuments(a: CompareInput, b: CompareInput, options
   }
   const changes: Change[] = [];
   const formatting = !options.ignoreFormatting;
-  for (const run of diffRuns(pagesA.length, pagesB.length, (i, j) => (pagesA[i] as PageModel).fingerprint === (pagesB[j] as PageModel).fingerprint)) {
+  for (const run of alignPages(
+    pagesA.map((p) => p.fingerprint),
+    pagesB.map((p) => p.fingerprint),
+  )) {
     if (run.equal) continue;
     const before = pagesA.slice(run.aStart, run.aEnd);
     const after = pagesB.slice(run.bStart, run.bEnd);
