@@ -88,7 +88,7 @@ export class RedisSessionStore implements SessionStore {
   constructor(
     private readonly redis: RedisConnection,
     private readonly idleMs: number,
-    /** The wall clock idle time is measured on (ms since the epoch); tests step their own. */
+    /** The clock for idle expiry and render leases (tests pass their own); key TTLs run on Redis's. */
     private readonly now: () => number = Date.now,
   ) {}
 
