@@ -28,6 +28,7 @@ const EDITION_OF = {
   compressImage: 'core',
   linearize: 'core',
   extractText: 'pro',
+  parse: 'pro',
   compare: 'pro',
   clusterStatus: 'enterprise',
 } as const satisfies Record<string, 'core' | 'pro' | 'enterprise'>;
@@ -110,6 +111,16 @@ describe('typed methods against the operation routes', () => {
     }
   });
 
+  test('parse: the text blocks of a rendered PDF, in reading order', async () => {
+    const pdf = await renderPdf(s.base, textDocument('Parse this paragraph', 'And then this one'));
+    for (const [mode, client] of clients) {
+      const answer = await client.parse({ pdf_data: pdf, options: { extract_tables: false } });
+      const blocks = answer.data.pages[0]?.text_blocks.map((block) => block.text.replace(/\s+/g, ' ')).join(' ');
+      assert.equal(blocks, 'Parse this paragraph And then this one', mode);
+      assert.deepEqual(answer.data.pages[0]?.tables, [], mode);
+    }
+  });
+
   test('clusterStatus: the nodes of the cluster', async () => {
     for (const [mode, client] of clients) {
       const answer = await client.clusterStatus();
@@ -131,6 +142,7 @@ describe('routes by edition', () => {
       compressImage: async () => client.compressImage({ image_data: await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } }).png().toBuffer(), format: 'jpeg' }),
       linearize: () => client.linearize({ pdf_data: pdf }),
       extractText: () => client.extractText({ pdf_data: pdf }),
+      parse: () => client.parse({ pdf_data: pdf }),
       compare: () => client.compare({ pdf_a: pdf, pdf_b: pdf }),
       clusterStatus: () => client.clusterStatus(),
     };

@@ -12,3 +12,4 @@ export { extractText as 'extract-text' } from './read/extract-text-task.js';
 export { extractTextCapability as 'capability-extract-text' } from './read/text-capability-task.js';
 export { compare } from './compare/task.js';
 export { compareCapability as 'capability-compare' } from './compare/capability-task.js';
+export { parse } from './read/parse-task.js';

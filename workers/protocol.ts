@@ -31,6 +31,7 @@ export interface TaskMap {
   compare: { options: ReadOptions; value: AccelValue };
   /** The render API's compare (POST /api/v1/compare): the same comparison, the render API's request. */
   'capability-compare': { options: ReadOptions; value: AccelValue };
+  parse: { options: ReadOptions; value: AccelValue };
 }
 
 /** The named exports of workers/index.ts. */

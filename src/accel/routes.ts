@@ -20,6 +20,7 @@ export function accelRoutes(pool: WorkerPool, config: Config): Route[] {
     { path: '/v1/font/subset', tier: 'core', operation: 'font-subset', task: 'font-subset', options: { maxFontBytes: config.maxFontBytes } },
     { path: '/v1/extract-text', tier: 'pro', operation: 'extract-text', task: 'extract-text', options: readOptions },
     { path: '/v1/compare', tier: 'pro', operation: 'compare', task: 'compare', options: readOptions },
+    { path: '/v1/parse', tier: 'pro', operation: 'parse', task: 'parse', options: readOptions },
   ];
   return operations.map((operation) => accelRoute(pool, config.version, operation));
 }

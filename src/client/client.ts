@@ -13,11 +13,13 @@ import {
   decodeExtractText,
   decodeHealth,
   decodeLinearize,
+  decodeParse,
   decodeSubsetFont,
   encodeCompare,
   encodeCompressImage,
   encodeExtractText,
   encodeLinearize,
+  encodeParse,
   encodeSubsetFont,
 } from './codec.js';
 import {
@@ -44,6 +46,8 @@ import type {
   HealthRecord,
   LinearizeRequest,
   LinearizeResult,
+  ParseRequest,
+  ParseResult,
   ProblemDocument,
   SubsetFontRequest,
   SubsetFontResult,
@@ -146,6 +150,12 @@ export class PlatenClient {
   async linearize(request: LinearizeRequest, options: CallOptions = {}): Promise<AccelResponse<LinearizeResult>> {
     const body = await this.#call(post('/v1/linearize', encodeLinearize(request)), options);
     return decoded(body, (value) => decodeEnvelope(value, decodeLinearize));
+  }
+
+  /** POST /v1/parse (pro and above): metadata, text blocks, tables, form fields, images, bookmarks. */
+  async parse(request: ParseRequest, options: CallOptions = {}): Promise<AccelResponse<ParseResult>> {
+    const body = await this.#call(post('/v1/parse', encodeParse(request)), options);
+    return decoded(body, (value) => decodeEnvelope(value, decodeParse));
   }
 
   /** POST /v1/extract-text (pro and above): text with font, colour, position and reading order. */

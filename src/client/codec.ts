@@ -13,6 +13,8 @@ import type {
   ExtractTextResult,
   HealthRecord,
   LinearizeRequest,
+  ParseRequest,
+  ParseResult,
   LinearizeResult,
   SubsetFontRequest,
   SubsetFontResult,
@@ -69,6 +71,24 @@ export function decodeExtractText(data: Json): ExtractTextResult {
     if (!Array.isArray(record.spans)) throw new ShapeError('a page has no spans array');
   }
   return data as unknown as ExtractTextResult;
+}
+
+export function encodeParse(request: ParseRequest): Json {
+  return { ...request, pdf_data: base64(request.pdf_data, 'pdf_data') };
+}
+
+export function decodeParse(data: Json): ParseResult {
+  number(data, 'page_count');
+  object(data.metadata, 'data.metadata');
+  if (!Array.isArray(data.pages)) throw new ShapeError('data.pages is not an array');
+  for (const page of data.pages as unknown[]) {
+    const record = object(page, 'a page');
+    number(record, 'page_number');
+    for (const list of ['text_blocks', 'tables', 'form_fields'] as const) {
+      if (!Array.isArray(record[list])) throw new ShapeError(`a page has no ${list} array`);
+    }
+  }
+  return data as unknown as ParseResult;
 }
 
 export function decodeHealth(body: unknown): HealthRecord {

@@ -167,6 +167,48 @@ export interface CompareResult {
   readonly changes_truncated: boolean;
 }
 
+/** POST /v1/parse (pro and above). */
+export interface ParseRequest {
+  readonly pdf_data: Uint8Array;
+  readonly password?: string;
+  readonly options?: {
+    readonly extract_text?: boolean;
+    readonly extract_tables?: boolean;
+    readonly extract_forms?: boolean;
+    readonly extract_images?: boolean;
+    readonly extract_bookmarks?: boolean;
+    readonly page_range?: readonly [number, number];
+    readonly language_hint?: string;
+  };
+}
+
+export interface ParsedPage {
+  readonly page_number: number;
+  readonly width: number;
+  readonly height: number;
+  readonly text_blocks: ReadonlyArray<{
+    readonly text: string;
+    readonly x: number;
+    readonly y: number;
+    readonly width: number;
+    readonly height: number;
+    readonly font: string;
+    readonly font_size: number;
+    readonly reading_order: number;
+  }>;
+  readonly tables: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  readonly form_fields: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  readonly images?: ReadonlyArray<Readonly<Record<string, unknown>>>;
+}
+
+export interface ParseResult {
+  readonly page_count: number;
+  readonly notice: string | null;
+  readonly metadata: Readonly<Record<string, string | boolean | null>>;
+  readonly pages: readonly ParsedPage[];
+  readonly bookmarks?: ReadonlyArray<Readonly<Record<string, unknown>>>;
+}
+
 /** GET /v1/cluster/status */
 export interface ClusterNode {
   readonly node_id: string;

@@ -11,7 +11,7 @@ import type { ReadOptions } from '../protocol.js';
 import { jsonTask, type JsonResult } from '../task/json-task.js';
 import { layoutPage } from './layout/page-layout.js';
 import { openReader } from './reader.js';
-import { decodePdf, PageRange, selectPages, WorkBudget } from './request.js';
+import { decodePdf, LanguageHint, PageRange, selectPages, WorkBudget } from './request.js';
 import { splitItem, type Granularity } from './split.js';
 import type { ReaderDocument, TextItem } from './types.js';
 
@@ -22,7 +22,7 @@ const ExtractTextRequest = v.strictObject({
     v.strictObject({
       page_range: v.optional(PageRange),
       granularity: v.optional(v.picklist(['span', 'word', 'char'] as const), 'span'),
-      language_hint: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP 47 language tag, e.g. "ja" or "th-TH"'))),
+      language_hint: v.optional(LanguageHint),
     }),
     {},
   ),
@@ -49,21 +49,25 @@ export interface TextSpan {
 
 const FIELDS = { data: 'pdf_data', password: 'password' };
 
-export const extractText = jsonTask(ExtractTextRequest, async (request: ExtractTextRequest, options: ReadOptions): Promise<JsonResult> => {
-  const document = await openReader(decodePdf(request.pdf_data, 'pdf_data'), request.password, FIELDS);
-  try {
-    const { first, last } = selectPages(request.options.page_range, document.pageCount, options, 'options.page_range');
-    return {
-      data: {
-        page_count: document.pageCount,
-        notice: document.notice,
-        pages: await readPages(document, first, last, request.options.granularity, request.options.language_hint, new WorkBudget(options.workBudget, 'pdf_data')),
-      },
-    };
-  } finally {
-    await document.close();
-  }
-});
+export const extractText = jsonTask(
+  ExtractTextRequest,
+  async (request: ExtractTextRequest, options: ReadOptions): Promise<JsonResult> => {
+    const document = await openReader(decodePdf(request.pdf_data, 'pdf_data'), request.password, FIELDS);
+    try {
+      const { first, last } = selectPages(request.options.page_range, document.pageCount, options, 'options.page_range');
+      return {
+        data: {
+          page_count: document.pageCount,
+          notice: document.notice,
+          pages: await readPages(document, first, last, request.options.granularity, request.options.language_hint, new WorkBudget(options.workBudget, 'pdf_data')),
+        },
+      };
+    } finally {
+      await document.close();
+    }
+  },
+  { binaryFields: ['pdf_data'] },
+);
 
 async function readPages(document: ReaderDocument, first: number, last: number, granularity: Granularity, language: string | undefined, budget: WorkBudget) {
   const pages = [];
@@ -84,7 +88,7 @@ async function readPages(document: ReaderDocument, first: number, last: number, 
 
 function spansOf(items: readonly TextItem[], granularity: Granularity, language: string | undefined): TextSpan[] {
   const spans: TextSpan[] = [];
-  for (const block of layoutPage(items)) {
+  for (const block of layoutPage(items, language)) {
     for (const line of block.lines) {
       for (const item of line.items) {
         for (const piece of splitItem(item, granularity, language)) {

@@ -12,6 +12,8 @@ export const PageRange = v.pipe(
   v.readonly(),
 );
 
+export const LanguageHint = v.pipe(v.string(), v.regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP 47 language tag, e.g. "ja" or "th-TH"'));
+
 /** No cap of its own: the request body is already capped (PLATEN_MAX_BODY_BYTES). */
 const NO_CAP = 2 ** 31;
 

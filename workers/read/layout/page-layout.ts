@@ -9,9 +9,9 @@ import { readingOrder } from './order.js';
 export type { TextBlock } from './blocks.js';
 export type { TextLine } from './lines.js';
 
-/** Blocks in reading order (index = reading order). */
-export function layoutPage(items: readonly TextItem[]): TextBlock[] {
-  const blocks = groupBlocks(groupLines(items));
+/** Blocks in reading order (index = reading order). `language`: a BCP 47 tag for joining text in scripts without spaces. */
+export function layoutPage(items: readonly TextItem[], language?: string): TextBlock[] {
+  const blocks = groupBlocks(groupLines(items, language));
   return readingOrder(blocks).map((index) => blocks[index] as TextBlock);
 }
 
