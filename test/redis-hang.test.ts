@@ -10,6 +10,7 @@ import { KEYS, bearer } from './helpers/keys.js';
 import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { redisEnv, startRedis, type TestRedis } from './helpers/redis.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 
 /** What a request may take while Redis hangs. */
 const BOUND_MS = 1_000;
@@ -24,14 +25,6 @@ async function timed(request: Promise<Response>): Promise<Timed> {
   const response = await request;
   await response.clone().arrayBuffer();
   return { response, ms: performance.now() - started };
-}
-
-async function waitFor(what: string, condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const readiness = async (s: TestServer) => {
@@ -94,13 +87,13 @@ describe('a hung Redis (SIGSTOP)', () => {
   });
 
   test('/readyz says not ready, with redis false, from a PING that timed out', async () => {
-    await waitFor('not ready', async () => (await readiness(s)).status === 503, BOUND_MS);
+    await waitFor(async () => (await readiness(s)).status === 503, { timeoutMs: BOUND_MS, what: 'not ready' });
     assert.deepEqual(await readiness(s), { status: 503, redis: false });
   });
 
   test('on SIGCONT everything recovers by itself', async () => {
     redis.resume();
-    await waitFor('ready again', async () => (await readiness(s)).status === 200, 5_000);
+    await waitFor(async () => (await readiness(s)).status === 200, { timeoutMs: 5_000, what: 'ready again' });
     assert.equal((await readiness(s)).redis, true);
     assert.equal((await get(`/api/v1/jobs/${jobId}`)).status, 200);
     assert.equal((await postJson(s.base, '/api/v1/jobs', textDocument('after the hang'))).status, 201);
