@@ -6,11 +6,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { KEYS } from './helpers/keys.js';
 import { readProblem } from './helpers/http.js';
 import { scrape, valueOf } from './helpers/prometheus.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { waitFor } from './helpers/wait.js';
 
 const MIB = 1024 * 1024;
 const BUDGET = 3 * MIB;
@@ -27,13 +27,9 @@ async function heldBytes(base: string): Promise<number> {
   return valueOf(await scrape(base), 'platen_body_budget_held_bytes');
 }
 
-/** Polls the gauge until it reads `bytes` (each poll is a request: it waits on the server, not on time). */
+/** Until the server's gauge reads `bytes`. */
 async function waitForHeld(base: string, bytes: number): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if ((await heldBytes(base)) === bytes) return;
-    await nextTurn();
-  }
-  assert.fail(`platen_body_budget_held_bytes never reached ${bytes} (now ${await heldBytes(base)})`);
+  await waitFor(async () => (await heldBytes(base)) === bytes, { what: `platen_body_budget_held_bytes reaching ${bytes}` });
 }
 
 /** Declares a 1 MiB body and sends only its first bytes: the body's budget stays held until the socket goes. */
