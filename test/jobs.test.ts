@@ -254,10 +254,7 @@ describe('long polls', () => {
     const started = performance.now();
     const held = fetch(`${s.base}/api/v1/jobs/${job.job_id}?wait=20`, { headers: bearer(KEYS.enterprise) });
     // The poll is parked in the server (in flight beside the scrape itself) before the job may finish.
-    for (;;) {
-      if ((valueOf(await scrape(s.base), 'platen_http_requests_in_flight', {}) ?? 0) >= 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
+    await waitFor(async () => (valueOf(await scrape(s.base), 'platen_http_requests_in_flight', {}) ?? 0) >= 2, { intervalMs: 5, what: 'the long poll parked in the server' });
     g.open();
     const answered = await held;
     assert.equal(answered.status, 200);
