@@ -99,12 +99,32 @@ const EnvSchema = v.object({
   PLATEN_METRICS_ENABLED: v.optional(boolean, 'false'),
   PLATEN_HIGH_CONTROL: v.optional(boolean, 'false'),
   PLATEN_TENANT_RPM: v.optional(integer(1, 10_000_000)),
+  PLATEN_EMBEDDINGS_URL: v.optional(v.pipe(v.string(), v.trim(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be an http:// or https:// URL'))),
+  PLATEN_EMBEDDINGS_API_KEY: v.optional(v.string()),
+  PLATEN_EMBEDDINGS_MODELS: v.optional(list, ''),
+  PLATEN_EMBEDDINGS_TIMEOUT_MS: v.optional(integer(100, 600_000), '30000'),
+  PLATEN_EMBEDDINGS_BATCH: v.optional(integer(1, 2048), '64'),
+  PLATEN_EMBED_MAX_INPUTS: v.optional(integer(1, 100_000), '2048'),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;
 
 /** Every variable this version reads (the README documents each; a test checks it). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(EnvSchema.entries);
+
+/** The deployment's OpenAI-compatible embeddings provider (PLATEN_EMBEDDINGS_*). */
+export interface EmbeddingsProviderConfig {
+  /** Base URL of the API; requests go to `<url>/embeddings`. */
+  readonly url: URL;
+  readonly apiKey: string | undefined;
+  /** The models clients may name. */
+  readonly models: readonly string[];
+  readonly timeoutMs: number;
+  /** Inputs per request to the provider. */
+  readonly batchSize: number;
+  /** The proxy variables (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, either case), as the client library reads them. */
+  readonly proxyEnv: Readonly<Record<string, string | undefined>>;
+}
 
 export interface Config {
   readonly version: string;
@@ -172,6 +192,10 @@ export interface Config {
   readonly approvalTtlMs: number;
   /** Decoded font bytes /v1/font/subset accepts (413 font-too-large past it). */
   readonly maxFontBytes: number;
+  /** Remote embedding models for /v1/rag/embed; undefined when none is configured. */
+  readonly embeddings: EmbeddingsProviderConfig | undefined;
+  /** Inputs one /v1/rag/embed request may carry (PLATEN_EMBED_MAX_INPUTS). */
+  readonly embedMaxInputs: number;
   /** Pixels (width × height) of an input image the accelerator decodes (413 image-too-large past it). */
   readonly maxImagePixels: number;
   /** Sidecar mode: also listen on this Unix socket; its requests are local (no rate limits). */
@@ -212,7 +236,26 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>> = p
       result.issues.map((issue) => `${v.getDotPath(issue) ?? 'environment'}: ${issue.message} (got ${JSON.stringify(issue.input)})`),
     );
   }
-  return Object.freeze(fromEnv(result.output));
+  if (result.output.PLATEN_EMBEDDINGS_URL !== undefined && result.output.PLATEN_EMBEDDINGS_MODELS.length === 0) {
+    throw new ConfigError(['PLATEN_EMBEDDINGS_MODELS: must name the models clients may use when PLATEN_EMBEDDINGS_URL is set']);
+  }
+  const proxyEnv = Object.freeze(Object.fromEntries(PROXY_VARIABLES.map((name) => [name, env[name]])));
+  return Object.freeze(fromEnv(result.output, proxyEnv));
+}
+
+/** Read for outbound calls (the embeddings provider), the way the client library and curl read them. */
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'no_proxy', 'NO_PROXY'] as const;
+
+function embeddingsProvider(env: Env, proxyEnv: Readonly<Record<string, string | undefined>>): EmbeddingsProviderConfig | undefined {
+  if (env.PLATEN_EMBEDDINGS_URL === undefined) return undefined;
+  return Object.freeze({
+    url: new URL(env.PLATEN_EMBEDDINGS_URL),
+    apiKey: env.PLATEN_EMBEDDINGS_API_KEY,
+    models: Object.freeze(env.PLATEN_EMBEDDINGS_MODELS),
+    timeoutMs: env.PLATEN_EMBEDDINGS_TIMEOUT_MS,
+    batchSize: env.PLATEN_EMBEDDINGS_BATCH,
+    proxyEnv,
+  });
 }
 
 /** Room for the JSON around a base64 member (field names, options): generous, since it only moves the cap. */
@@ -251,7 +294,7 @@ function bodyBudget(env: Env): number {
   return env.PLATEN_BODY_BUDGET_BYTES ?? Math.max(512 * 1024 * 1024, 2 * bodyLimits(env).maxBodyBytesAnyTier);
 }
 
-function fromEnv(env: Env): Config {
+function fromEnv(env: Env, proxyEnv: Readonly<Record<string, string | undefined>>): Config {
   return {
     version: packageJson.version,
     host: env.PLATEN_HOST,
@@ -299,6 +342,8 @@ function fromEnv(env: Env): Config {
     approvalRequired: Object.freeze(env.PLATEN_APPROVAL_REQUIRED),
     approvalTtlMs: env.PLATEN_APPROVAL_TTL_S * 1000,
     maxFontBytes: env.PLATEN_MAX_FONT_BYTES,
+    embeddings: embeddingsProvider(env, proxyEnv),
+    embedMaxInputs: env.PLATEN_EMBED_MAX_INPUTS,
     maxImagePixels: env.PLATEN_MAX_IMAGE_PIXELS,
     socketPath: env.PLATEN_SOCKET,
     maxImageBytes: env.PLATEN_MAX_IMAGE_BYTES,

@@ -7,6 +7,7 @@ import { KeyStore } from './auth/key-store.js';
 import { tierIncludes } from './auth/tiers.js';
 import { healthRoute } from './accel/health.js';
 import { accelRoutes } from './accel/routes.js';
+import { EmbeddingsProvider } from './accel/rag/embeddings-provider.js';
 import { metricsRoute } from './accel/metrics.js';
 import { Health } from './health.js';
 import { BodyBudget } from './http/body-budget.js';
@@ -96,6 +97,8 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     return principal === undefined ? 1 : pool.client(principal).weight;
   };
   const backends = await openBackends(config, pool, logger, () => `${config.host}:${port}`, weightOf, options.now);
+  // The remote embedding models of /v1/rag/embed, when the deployment names a provider.
+  const embeddings = config.embeddings === undefined ? undefined : new EmbeddingsProvider(config.embeddings);
   const { jobs, runner, idempotency, sessions, approvals: approvalStore } = backends;
   // The approval flow exists only when some operation needs approval.
   const approvals =
@@ -155,7 +158,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       ...(requestStats === undefined
         ? []
         : [metricsRoute(metricsRegistry({ requests: requestStats, tasks: pool.tasks, pool: () => pool.stats, inFlight: () => lifecycle.inFlight, bodyBytesHeld: () => bodyBudget.held }))]),
-      ...accelRoutes(pool, config),
+      ...accelRoutes(pool, config, embeddings),
       clusterRoute(backends.nodes, config.version),
     ]),
     ...(options.extraRoutes ?? []),
@@ -173,6 +176,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     // A table the router refuses (a route twice, one path segment in two APIs) stops start-up with nothing left running.
     keys.close();
     await backends.close();
+    embeddings?.close();
     await pool.close();
     throw error;
   }
@@ -203,6 +207,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       keys.close();
       // Running jobs are stopped and stay `running`: they run again after a restart (or on another node).
       await backends.close();
+      embeddings?.close();
       await pool.close();
     })());
 

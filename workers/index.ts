@@ -13,3 +13,5 @@ export { extractTextCapability as 'capability-extract-text' } from './read/text-
 export { compare } from './compare/task.js';
 export { compareCapability as 'capability-compare' } from './compare/capability-task.js';
 export { parse } from './read/parse-task.js';
+export { ragChunk as 'rag-chunk' } from './rag/chunk-task.js';
+export { ragEmbed as 'rag-embed' } from './rag/embed-task.js';

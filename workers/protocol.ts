@@ -32,6 +32,10 @@ export interface TaskMap {
   /** The render API's compare (POST /api/v1/compare): the same comparison, the render API's request. */
   'capability-compare': { options: ReadOptions; value: AccelValue };
   parse: { options: ReadOptions; value: AccelValue };
+  /** POST /v1/rag/chunk: a PDF in chunks for retrieval. */
+  'rag-chunk': { options: ReadOptions; value: AccelValue };
+  /** POST /v1/rag/embed: vectors of the built-in model, or (REMOTE_EMBED_MEDIA_TYPE) the validated request for a remote one. */
+  'rag-embed': { options: RagEmbedOptions; value: AccelValue };
 }
 
 /** The named exports of workers/index.ts. */
@@ -173,6 +177,25 @@ export interface ReadOptions {
   readonly maxPages: number;
   /** Drawing operators plus text runs one request may read (PLATEN_READ_WORK_BUDGET); past it: 422 TOO_LARGE. */
   readonly workBudget: number;
+}
+
+/** Options of the `rag-embed` task, from the server's configuration. */
+export interface RagEmbedOptions {
+  /** Inputs one request may carry (PLATEN_EMBED_MAX_INPUTS). */
+  readonly maxInputs: number;
+  /** Models of the deployment's OpenAI-compatible provider (PLATEN_EMBEDDINGS_MODELS); empty without one. */
+  readonly remoteModels: readonly string[];
+}
+
+/** The media type of a `rag-embed` answer that the main thread must carry out with the remote provider. */
+export type RemoteEmbedMediaType = 'application/vnd.platen.remote-embed+json';
+
+/** Such an answer's body: the request, validated and with its token counts. */
+export interface RemoteEmbedPlan {
+  readonly model: string;
+  readonly dimensions: number | null;
+  readonly normalize: boolean;
+  readonly inputs: readonly { readonly id: string; readonly text: string; readonly token_count: number }[];
 }
 
 export type Task<Options = Record<string, unknown>, Value extends TaskValue = TaskValue> = (input: TaskInput<Options>) => Promise<Outcome<Value>>;

@@ -22,6 +22,12 @@ export interface AccelOperation<Task extends AccelTask = AccelTask> {
   readonly task: Task;
   /** Options the task receives from the configuration (size caps, ...), as TaskMap types them. */
   readonly options: OptionsOf<Task>;
+  /**
+   * Work the main thread finishes when the task answers with something other
+   * than the envelope's `data` (a request to a remote provider the worker
+   * validated): it returns the `data` bytes.
+   */
+  readonly carryOut?: (value: AccelValue, signal: AbortSignal) => Promise<Uint8Array>;
 }
 
 /** One declaration per task, each checked against its own task's options. */
@@ -36,10 +42,11 @@ export function accelRoute<Task extends AccelTask>(pool: WorkerPool, apiVersion:
     operation: declared.operation,
     async handle(context) {
       const value = await dispatch(pool, context, declared.task, declared.options);
+      const data = value.mediaType !== 'application/json' && declared.carryOut !== undefined ? await declared.carryOut(value, context.signal) : new Uint8Array(value.body);
       return {
         status: 200,
         mediaType: 'application/json',
-        body: accelEnvelope(new Uint8Array(value.body), {
+        body: accelEnvelope(data, {
           requestId: context.requestId,
           receivedAt: context.receivedAt,
           apiVersion,

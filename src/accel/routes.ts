@@ -5,8 +5,10 @@ import type { Config } from '../config.js';
 import type { Route } from '../http/route.js';
 import type { WorkerPool } from '../pool/pool.js';
 import { accelRoute, type AnyAccelOperation } from './operation.js';
+import type { EmbeddingsProvider } from './rag/embeddings-provider.js';
+import { remoteEmbed } from './rag/remote-embed.js';
 
-export function accelRoutes(pool: WorkerPool, config: Config): Route[] {
+export function accelRoutes(pool: WorkerPool, config: Config, embeddings: EmbeddingsProvider | undefined): Route[] {
   const readOptions = { maxPages: config.maxPages, workBudget: config.readWorkBudget };
   const operations: AnyAccelOperation[] = [
     { path: '/v1/linearize', tier: 'core', operation: 'linearize', task: 'linearize', options: {} },
@@ -21,6 +23,15 @@ export function accelRoutes(pool: WorkerPool, config: Config): Route[] {
     { path: '/v1/extract-text', tier: 'pro', operation: 'extract-text', task: 'extract-text', options: readOptions },
     { path: '/v1/compare', tier: 'pro', operation: 'compare', task: 'compare', options: readOptions },
     { path: '/v1/parse', tier: 'pro', operation: 'parse', task: 'parse', options: readOptions },
+    { path: '/v1/rag/chunk', tier: 'enterprise', operation: 'rag-chunk', task: 'rag-chunk', options: readOptions },
+    {
+      path: '/v1/rag/embed',
+      tier: 'enterprise',
+      operation: 'rag-embed',
+      task: 'rag-embed',
+      options: { maxInputs: config.embedMaxInputs, remoteModels: embeddings?.models ?? [] },
+      carryOut: remoteEmbed(embeddings),
+    },
   ];
   return operations.map((operation) => accelRoute(pool, config.version, operation));
 }

@@ -6,8 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { CircuitBreaker, type BreakerOptions, type BreakerState, type Permit } from './breaker.js';
 import {
   ShapeError,
+  decodeChunk,
   decodeClusterStatus,
   decodeCompare,
+  decodeEmbed,
   decodeCompressImage,
   decodeEnvelope,
   decodeExtractText,
@@ -16,6 +18,7 @@ import {
   decodeParse,
   decodeSubsetFont,
   encodeCompare,
+  encodeChunk,
   encodeCompressImage,
   encodeExtractText,
   encodeLinearize,
@@ -36,11 +39,15 @@ import { isRetryable, laterOf, parseRetryAfter, retryDelayMs, retryPolicy, serve
 import { Transport, type OutgoingRequest, type RawResponse } from './transport.js';
 import type {
   AccelResponse,
+  ChunkRequest,
+  ChunkResult,
   ClusterStatus,
   CompressImageRequest,
   CompressImageResult,
   CompareRequest,
   CompareResult,
+  EmbedRequest,
+  EmbedResult,
   ExtractTextRequest,
   ExtractTextResult,
   HealthRecord,
@@ -168,6 +175,18 @@ export class PlatenClient {
   async compare(request: CompareRequest, options: CallOptions = {}): Promise<AccelResponse<CompareResult>> {
     const body = await this.#call(post('/v1/compare', encodeCompare(request)), options);
     return decoded(body, (value) => decodeEnvelope(value, decodeCompare));
+  }
+
+  /** POST /v1/rag/chunk (enterprise): a PDF in chunks for retrieval. */
+  async chunk(request: ChunkRequest, options: CallOptions = {}): Promise<AccelResponse<ChunkResult>> {
+    const body = await this.#call(post('/v1/rag/chunk', encodeChunk(request)), options);
+    return decoded(body, (value) => decodeEnvelope(value, decodeChunk));
+  }
+
+  /** POST /v1/rag/embed (enterprise): vectors of the built-in model or the deployment's remote ones. */
+  async embed(request: EmbedRequest, options: CallOptions = {}): Promise<AccelResponse<EmbedResult>> {
+    const body = await this.#call(post('/v1/rag/embed', request), options);
+    return decoded(body, (value) => decodeEnvelope(value, decodeEmbed));
   }
 
   /** GET /v1/cluster/status (enterprise). */

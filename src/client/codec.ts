@@ -4,6 +4,9 @@
 // crash somewhere in the caller's code later.
 import type {
   AccelResponse,
+  ChunkRequest,
+  ChunkResult,
+  EmbedResult,
   ClusterStatus,
   CompressImageRequest,
   CompressImageResult,
@@ -89,6 +92,28 @@ export function decodeParse(data: Json): ParseResult {
     }
   }
   return data as unknown as ParseResult;
+}
+
+export function encodeChunk(request: ChunkRequest): Json {
+  return { ...request, pdf_data: base64(request.pdf_data, 'pdf_data') };
+}
+
+export function decodeChunk(data: Json): ChunkResult {
+  string(data, 'document_id');
+  number(data, 'chunk_count');
+  if (!Array.isArray(data.chunks)) throw new ShapeError('data.chunks is not an array');
+  for (const chunk of data.chunks as unknown[]) string(object(chunk, 'a chunk'), 'text');
+  return data as unknown as ChunkResult;
+}
+
+export function decodeEmbed(data: Json): EmbedResult {
+  string(data, 'model');
+  number(data, 'dimensions');
+  if (!Array.isArray(data.embeddings)) throw new ShapeError('data.embeddings is not an array');
+  for (const embedding of data.embeddings as unknown[]) {
+    if (!Array.isArray(object(embedding, 'an embedding').vector)) throw new ShapeError('an embedding has no vector array');
+  }
+  return data as unknown as EmbedResult;
 }
 
 export function decodeHealth(body: unknown): HealthRecord {

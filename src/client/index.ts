@@ -16,6 +16,9 @@ export type { BreakerOptions, BreakerState } from './breaker.js';
 export type { RetryOptions } from './retry.js';
 export type {
   AccelResponse,
+  Chunk,
+  ChunkRequest,
+  ChunkResult,
   ClusterNode,
   ClusterStatus,
   CompareChange,
@@ -24,6 +27,8 @@ export type {
   CompareResult,
   CompressImageRequest,
   CompressImageResult,
+  EmbedRequest,
+  EmbedResult,
   ExtractTextRequest,
   ExtractTextResult,
   HealthRecord,

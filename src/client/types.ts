@@ -209,6 +209,54 @@ export interface ParseResult {
   readonly bookmarks?: ReadonlyArray<Readonly<Record<string, unknown>>>;
 }
 
+/** POST /v1/rag/chunk */
+export interface ChunkRequest {
+  readonly pdf_data: Uint8Array;
+  readonly password?: string;
+  readonly options?: {
+    readonly strategy?: 'semantic' | 'fixed' | 'page';
+    /** Tokens (o200k_base); 32 to 8192, default 512. */
+    readonly max_chunk_size?: number;
+    /** Tokens, smaller than max_chunk_size; default 64. */
+    readonly chunk_overlap?: number;
+    readonly preserve_structure?: boolean;
+    /** BCP 47; detected when absent. */
+    readonly language?: string;
+  };
+}
+
+export interface Chunk {
+  readonly chunk_id: string;
+  readonly text: string;
+  readonly page: number;
+  readonly section: string;
+  readonly token_count: number;
+  readonly metadata: { readonly headings_path: readonly string[]; readonly is_table: boolean; readonly language: string | null };
+}
+
+export interface ChunkResult {
+  readonly document_id: string;
+  readonly page_count: number;
+  readonly language: string | null;
+  readonly tokenizer: string;
+  readonly chunk_count: number;
+  readonly chunks: readonly Chunk[];
+}
+
+/** POST /v1/rag/embed */
+export interface EmbedRequest {
+  readonly inputs: ReadonlyArray<{ readonly id: string; readonly text: string }>;
+  /** `platen-lexical-v1` (the default) or a remote model of the deployment. */
+  readonly model?: string;
+  readonly options?: { readonly normalize?: boolean; readonly dimensions?: number };
+}
+
+export interface EmbedResult {
+  readonly model: string;
+  readonly dimensions: number;
+  readonly embeddings: ReadonlyArray<{ readonly id: string; readonly vector: readonly number[]; readonly token_count: number }>;
+}
+
 /** GET /v1/cluster/status */
 export interface ClusterNode {
   readonly node_id: string;

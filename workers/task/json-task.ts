@@ -14,6 +14,11 @@ import { movable, ownBuffer } from './transfer.js';
 export interface JsonResult {
   readonly data: unknown;
   readonly cached?: boolean;
+  /**
+   * What `data` is, when it is not the envelope's `data` (application/json):
+   * e.g. a request a worker validated for the main thread to carry out.
+   */
+  readonly mediaType?: string;
 }
 
 /**
@@ -65,7 +70,7 @@ export function jsonTask<Schema extends v.GenericSchema, Options>(
 ): Task<Options, AccelValue> {
   return requestTask(schema, taskOptions, async (request, options): Promise<AccelValue> => {
     const result = await handler(request, options);
-    return { body: ownBuffer(encoder.encode(JSON.stringify(result.data))), mediaType: 'application/json', meta: { workerId: threadId, cached: result.cached === true } };
+    return { body: ownBuffer(encoder.encode(JSON.stringify(result.data))), mediaType: result.mediaType ?? 'application/json', meta: { workerId: threadId, cached: result.cached === true } };
   });
 }
 
