@@ -4,6 +4,7 @@
 // direction (a table turned 90 degrees to fit a portrait page, camelot's
 // `rotated` file), words and rules are turned so that text reads left to
 // right, the tables are found there, and their boxes turned back.
+import { splitItem } from '../split.js';
 import type { Operators, TextItem } from '../types.js';
 import { detectTables } from './detect.js';
 import { rulingSegments } from './rulings.js';
@@ -23,7 +24,7 @@ export function pageTables(items: readonly TextItem[], operators: Operators): Ta
     return { x1, y1, x2, y2 };
   });
   const tables = detectTables(segments, words);
-  return angle === 0 ? tables : tables.map((table) => turnedBack(table, back));
+  return (angle === 0 ? tables : tables.map((table) => turnedBack(table, back))).map(rounded);
 }
 
 /** The direction (0, 90, 180 or 270 degrees clockwise) that carries most characters. */
@@ -53,29 +54,22 @@ function turning(degrees: number): (x: number, y: number) => [number, number] {
   return (x, y) => [x * cos + y * sin, -x * sin + y * cos];
 }
 
-/**
- * The item's words with their boxes, in the turned frame. pdf.js gives one
- * width per run, not per glyph, so a word's place along the run is its
- * share of the run's characters: exact for monospaced text, within a
- * character or two otherwise, which is finer than any gap between columns.
- */
+/** The item's words (space to space) with their boxes from the font's glyph widths (split.ts), in the turned frame. */
 function wordsOf(item: TextItem, turn: (x: number, y: number) => [number, number]): Word[] {
-  const [x, y] = turn(item.x, item.y);
-  const characters = [...item.text];
-  if (characters.length === 0) return [];
-  const advance = item.width / characters.length;
-  const words: Word[] = [];
-  let index = 0;
-  for (const part of item.text.split(/(\s+)/)) {
-    const length = [...part].length;
-    if (part.trim() !== '') words.push({ text: part, x: x + index * advance, y, width: length * advance, height: item.height });
-    index += length;
-  }
-  return words;
+  return splitItem(item, 'word').map((piece) => {
+    const [x, y] = turn(piece.x, piece.y);
+    return { text: piece.text, x, y, width: piece.width, height: item.height };
+  });
 }
 
 function turnedBack(table: Table, back: (x: number, y: number) => [number, number]): Table {
   const [ax, ay] = back(table.x, table.y);
   const [bx, by] = back(table.x + table.width, table.y + table.height);
   return { ...table, x: Math.min(ax, bx), y: Math.min(ay, by), width: Math.abs(bx - ax), height: Math.abs(by - ay) };
+}
+
+/** Hundredths of a point, as the reader gives every other coordinate. */
+function rounded(table: Table): Table {
+  const r = (value: number) => Math.round(value * 100) / 100;
+  return { ...table, x: r(table.x), y: r(table.y), width: r(table.width), height: r(table.height) };
 }
