@@ -1,6 +1,6 @@
 # A thin layer over the npm scripts (STYLE.md). `make run` and `make test`
 # work on a fresh Debian 12 machine with Node 20 and npm.
-.PHONY: install build run test bench tools clean corpus-tables bench-compare
+.PHONY: install build run test bench tools clean corpus-tables corpus-text bench-compare
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -38,6 +38,11 @@ bench-compare: build
 # "Table detection"); the corpus is not shipped, so this is not part of `make test`.
 corpus-tables: build
 	node dist/bench/corpus-tables.js $(CURDIR)/../shared/corpus/tables/
+
+# Text agreement with poppler's pdftotext on every PDF of ../shared/corpus/
+# (README "Reading PDFs"); about two minutes, not part of `make test`.
+corpus-text: build
+	node dist/bench/corpus-text.js $(CURDIR)/../shared/corpus
 
 clean:
 	rm -rf dist node_modules

@@ -10,6 +10,8 @@ import { bandsImage } from './helpers/images.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract, type Contract, type Node } from './helpers/openapi.js';
 import { renderPdf } from './helpers/http.js';
+import { pdfToText } from './helpers/pdf-tools.js';
+import { LETTER } from '../bench/documents.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const PATH = '/v1/parse';
@@ -77,6 +79,17 @@ describe('POST /v1/parse', () => {
     const cell = (row: number, column: number) => table.cells.find((c: Data) => c.row === row && c.column === column)?.text;
     assert.deepEqual([0, 1, 2, 3].map((c) => cell(0, c)), ['Item', 'Description', 'Qty', 'Amount']);
     for (const [r, row] of rows.entries()) assert.deepEqual([0, 1, 2, 3].map((c) => cell(r + 1, c)), row);
+  });
+
+  test('round trips: the bench letter and the Unicode sampler read back with exactly the text pdftotext finds', async () => {
+    const sampler = ['Zoë pays €5 — naïve café, Ærøskøbing, Łódź', 'Γειά σου κόσμε — Ελληνικά', 'Привет, мир — «кавычки»', 'Maths: ∑ ∞ ≤ ≥ ± × ÷ √ π'];
+    const flat = (text: string) => text.normalize('NFKC').replace(/\s+/g, ' ').trim();
+    for (const body of [LETTER, { operations: sampler.map((text) => ({ type: 'add_text', text })) }]) {
+      const pdf = await renderPdf(s.base, body);
+      const data = await parsed(pdf, { extract_tables: false, extract_forms: false });
+      const ours = data.pages.map((page: Data) => page.text_blocks.map((block: Data) => block.text).join('\n')).join('\n');
+      assert.equal(flat(ours), flat(await pdfToText(pdf)));
+    }
   });
 
   test('form fields: fully qualified names, types, values, options, flags and boxes', async () => {

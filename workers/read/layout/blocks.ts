@@ -51,6 +51,9 @@ function bestBlock(blocks: readonly OpenBlock[], line: TextLine): OpenBlock | nu
     const last = block.lines[block.lines.length - 1] as TextLine;
     const gap = line.v - block.bottom;
     if (gap < -0.3 * line.thickness || gap > PARAGRAPH_GAP_EM * Math.max(line.fontSize, last.fontSize)) continue;
+    // A paragraph keeps its leading: a gap much wider than the one between its last two lines starts another block.
+    const previous = block.lines[block.lines.length - 2];
+    if (previous !== undefined && gap > 1.5 * Math.max(0, last.v - (previous.v + previous.thickness)) + 0.2 * line.fontSize) continue;
     const ratio = Math.max(line.fontSize, last.fontSize) / Math.max(0.1, Math.min(line.fontSize, last.fontSize));
     if (ratio > SIZE_RATIO) continue;
     const overlap = Math.min(block.end, line.u + line.length) - Math.max(block.u, line.u);

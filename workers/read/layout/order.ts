@@ -1,10 +1,10 @@
-// Reading order of blocks: a recursive XY-cut (Nagy and Seth, 1984) that
-// prefers columns. In a region, a vertical gutter no block crosses splits it
-// into columns, read left to right, each in full before the next. Without
-// one, the region is cut into horizontal bands at the gaps no block crosses,
-// read top to bottom; but adjacent bands that share a gutter are merged back
-// first, so two columns whose paragraph gaps happen to line up are still
-// read column by column, not band by band.
+// Reading order of blocks: a recursive XY-cut (Nagy and Seth, 1984). In a
+// region, the widest white space decides: a vertical gutter no block crosses
+// splits it into columns, read left to right, each in full before the next;
+// a horizontal gap no block crosses cuts it into bands, read top to bottom.
+// Adjacent bands that share a gutter are merged back first, so two columns
+// whose paragraph gaps happen to line up are still read column by column,
+// not band by band.
 import type { Box } from './lines.js';
 
 /** Narrower free strips are the space between words of neighbouring blocks, not a gutter. */
@@ -30,11 +30,17 @@ function cut(indices: number[], boxes: readonly Box[], order: number[], depth: n
     return;
   }
   const columns = splitAt(indices, boxes, 'x', MIN_GUTTER);
-  if (columns.length > 1) {
+  const bands = splitAt(indices, boxes, 'y', MIN_BAND_GAP);
+  const readColumns = () => {
     for (const column of columns) cut(column, boxes, order, depth + 1);
+  };
+  // The wider of the two kinds of white space decides first: a letter's
+  // address block beside its date is a band above the subject line, not a
+  // column holding both; columns stay columns through the merge below.
+  if (columns.length > 1 && (bands.length <= 1 || widestGap(columns, boxes, 'x') >= widestGap(bands, boxes, 'y'))) {
+    readColumns();
     return;
   }
-  const bands = splitAt(indices, boxes, 'y', MIN_BAND_GAP);
   if (bands.length <= 1) {
     order.push(...sortTopLeft(indices, boxes));
     return;
@@ -53,11 +59,23 @@ function cut(indices: number[], boxes: readonly Box[], order: number[], depth: n
     }
   }
   if (merged.length === 1) {
-    // Merging found a gutter the whole region shares only band by band (a staggered layout): read the bands in order.
-    for (const band of bands) cut(band, boxes, order, depth + 1);
+    // Every band shares the region's gutter: columns whose gaps line up. Read them as columns.
+    if (columns.length > 1) readColumns();
+    else for (const band of bands) cut(band, boxes, order, depth + 1);
     return;
   }
   for (const group of merged) cut(group, boxes, order, depth + 1);
+}
+
+/** The widest free strip between consecutive groups along `axis`. */
+function widestGap(groups: readonly number[][], boxes: readonly Box[], axis: 'x' | 'y'): number {
+  let widest = 0;
+  for (let g = 1; g < groups.length; g++) {
+    const end = Math.max(...(groups[g - 1] as number[]).map((i) => (axis === 'x' ? (boxes[i] as Box).x + (boxes[i] as Box).width : (boxes[i] as Box).y + (boxes[i] as Box).height)));
+    const start = Math.min(...(groups[g] as number[]).map((i) => (axis === 'x' ? (boxes[i] as Box).x : (boxes[i] as Box).y)));
+    widest = Math.max(widest, start - end);
+  }
+  return widest;
 }
 
 /** Splits the boxes at free strips along `axis` at least `minGap` wide, in increasing order. */
