@@ -15,11 +15,20 @@ import type { Logger } from 'pino';
 import { GroupCommit } from './group-commit.js';
 import type { JobPatch, JobRecord, JobStatus, JobStore } from './jobs.js';
 
+/**
+ * Request bodies of jobs not yet started are also kept in memory up to this
+ * many bytes in all, so a backlog's run does not read back what it just
+ * wrote; past it (or after a restart) they are read from disk.
+ */
+const BODY_CACHE_BYTES = 64 * 1024 * 1024;
+
 const ID = /^job_[a-f0-9]{24}$/;
 
 export class FileJobStore implements JobStore {
   readonly #records = new Map<string, JobRecord>();
   readonly #commits: GroupCommit;
+  readonly #bodies = new Map<string, Uint8Array>();
+  #bodyBytes = 0;
 
   private constructor(private readonly dir: string) {
     this.#commits = new GroupCommit(dir);
@@ -50,6 +59,11 @@ export class FileJobStore implements JobStore {
     // One batch: the body is renamed into place before the record that refers to it.
     await Promise.all([this.#commits.write(`${record.id}.body`, body), this.#commits.write(`${record.id}.json`, JSON.stringify(record))]);
     this.#records.set(record.id, record);
+    if (this.#bodyBytes + body.byteLength <= BODY_CACHE_BYTES) {
+      // A copy: the caller's bytes may live in a buffer that is reused or transferred.
+      this.#bodies.set(record.id, body.slice());
+      this.#bodyBytes += body.byteLength;
+    }
   }
 
   has(id: string): boolean {
@@ -71,8 +85,10 @@ export class FileJobStore implements JobStore {
     return next;
   }
 
+  /** The job's request body; a cached one is handed out once (a job starts once, or reads it back from disk). */
   async body(id: string): Promise<Uint8Array | undefined> {
-    return this.#read(`${id}.body`);
+    const cached = this.#takeCachedBody(id);
+    return cached ?? this.#read(`${id}.body`);
   }
 
   async putResult(id: string, pdf: Uint8Array): Promise<void> {
@@ -85,6 +101,7 @@ export class FileJobStore implements JobStore {
 
   async remove(id: string): Promise<void> {
     this.#records.delete(id);
+    this.#takeCachedBody(id);
     const names = ['json', 'body', 'pdf'].map((ext) => `${id}.${ext}`);
     await this.#commits.discard(names);
     await Promise.all(names.map((name) => rm(join(this.dir, name), { force: true })));
@@ -93,6 +110,14 @@ export class FileJobStore implements JobStore {
   /** Every record, for recovery after a restart and for retention sweeps. */
   all(): Iterable<JobRecord> {
     return this.#records.values();
+  }
+
+  #takeCachedBody(id: string): Uint8Array | undefined {
+    const cached = this.#bodies.get(id);
+    if (cached === undefined) return undefined;
+    this.#bodies.delete(id);
+    this.#bodyBytes -= cached.byteLength;
+    return cached;
   }
 
   async #read(name: string): Promise<Uint8Array | undefined> {
