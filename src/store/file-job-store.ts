@@ -5,10 +5,10 @@
 // (group-commit.ts): many jobs' changes share one round of fsyncs. Records
 // are also held in memory: GET /jobs/{id} reads no disk.
 //
-// A job's move to `running` is written behind, not awaited: after a crash a
-// job recorded `running` is run again exactly like a `pending` one (at least
-// once), so losing that write loses nothing, and waiting for it would hold
-// every job's start up by a round of fsyncs.
+// A job's move to `running` is kept in memory only (its file still says
+// `pending` until the job finishes): after a crash a job recorded `running`
+// is run again exactly like a `pending` one (at least once), so writing it
+// would buy nothing and cost every job a file write and an fsync.
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -79,9 +79,7 @@ export class FileJobStore implements JobStore {
     if (current === undefined || (from !== undefined && !from.includes(current.status))) return undefined;
     const next = { ...current, ...patch };
     this.#records.set(id, next);
-    const written = this.#commits.write(`${id}.json`, JSON.stringify(next));
-    if (next.status === 'running') written.catch(() => undefined);
-    else await written;
+    if (next.status !== 'running') await this.#commits.write(`${id}.json`, JSON.stringify(next));
     return next;
   }
 
