@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { KEYS } from './helpers/keys.js';
+import { rawExchange } from './helpers/raw-http.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
 const CAP = 1024 * 1024;
@@ -70,6 +71,19 @@ describe('oversized uploads', () => {
       });
     }
   }
+
+  test('a chunked body over the cap that arrived whole: the answer completes at once, with Connection: close', async () => {
+    // Found over the cap while reading; the rest has arrived by the time the answer is written.
+    const chunk = ' '.repeat(64 * 1024);
+    const chunks = Array.from({ length: CAP / chunk.length + 1 }, () => `${(chunk.length).toString(16)}\r\n${chunk}\r\n`).join('');
+    const answer = await rawExchange(s.base, [
+      `POST /api/v1/render HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${KEYS.core}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${chunks}0\r\n\r\n`,
+    ], 500);
+    assert.equal(answer.statusLine, 'HTTP/1.1 413 Content Too Large');
+    assert.match(answer.text, /\r\nConnection: close\r\n/);
+    // The last chunk came within 500 ms: the linger ended with the body, not after its quiet second.
+    assert.match(answer.text, /\r\n0\r\n\r\n$/);
+  });
 
   test('the answer does not wait for a client that stops sending: the linger ends after a quiet second', async () => {
     const { port } = new URL(s.base);

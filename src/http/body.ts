@@ -38,19 +38,24 @@ const INITIAL_CAPACITY = 64 * 1024;
  * uWS drops the data that arrives meanwhile. `declared` is the parsed
  * Content-Length, or undefined for a chunked body.
  */
-/**
- * `hold` is asked for every byte a chunked body allocates (a declared body's
- * length is held by the caller before reading); when it refuses, the body
- * fails with 'over-budget'.
- */
-export function readBody(
-  res: HttpResponse,
-  declared: number | undefined,
-  limit: number,
-  signal: AbortSignal,
-  fingerprint = false,
-  hold: (bytes: number) => boolean = () => true,
-): Promise<Body> {
+export interface ReadOptions {
+  /** Hash the bytes (Body.sha256). */
+  readonly fingerprint?: boolean;
+  /**
+   * Asked for every byte a chunked body allocates (a declared body's length
+   * is held by the caller before reading); when it refuses, the body fails
+   * with 'over-budget'.
+   */
+  readonly hold?: (bytes: number) => boolean;
+  /**
+   * Called when the client has sent the whole body, also after the read
+   * failed: an answer written after that need not linger for the rest.
+   */
+  readonly onEnd?: () => void;
+}
+
+export function readBody(res: HttpResponse, declared: number | undefined, limit: number, signal: AbortSignal, options: ReadOptions = {}): Promise<Body> {
+  const { fingerprint = false, hold = () => true, onEnd } = options;
   const hash = fingerprint ? createHash('sha256') : undefined;
   // A declared body gets its whole buffer at once: its length is already held
   // in the body budget, which bounds what idle connections declaring large
@@ -73,6 +78,7 @@ export function readBody(
     signal.addEventListener('abort', () => fail('aborted'), { once: true });
     const ceiling = declared ?? limit;
     res.onData((chunk, isLast) => {
+      if (isLast) onEnd?.();
       if (settled) return;
       // An exception here (an allocation failure) must not escape into uWS.
       try {

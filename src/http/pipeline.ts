@@ -104,7 +104,14 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
     if (declared !== undefined && !x.holdBodyBytes(declared)) return overBudget(x);
     x.bodyPending = true;
     const fingerprint = route.fingerprint?.(request) === true || deps.approvals?.gates(route.operation) === true;
-    body = readBody(res, declared, bodyLimit(x), x.reply.signal, fingerprint, (bytes) => x.holdBodyBytes(bytes));
+    body = readBody(res, declared, bodyLimit(x), x.reply.signal, {
+      fingerprint,
+      hold: (bytes) => x.holdBodyBytes(bytes),
+      onEnd: () => {
+        x.bodyPending = false;
+        x.unreadBody = false;
+      },
+    });
     // Settled in finish(); this keeps an early rejection from being reported as unhandled.
     body.catch(() => undefined);
   }
