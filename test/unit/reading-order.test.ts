@@ -76,3 +76,8 @@ test('a letter: address block left and date right at one height, the body below 
   ];
   assert.deepEqual(readingOrder(boxes), [3, 2, 1, 0]);
 });
+
+test('text painted twice on one spot (fake bold) is read once; the longer of two overlapping runs stays', () => {
+  const items = [item('BIRD ISLAND', 100, 100), item('BIRD ISLAND', 100.3, 100.2), item('PREV', 100, 130), item('PREV.', 100.2, 130), item('BIRD ISLAND', 300, 100)];
+  assert.deepEqual(layoutPage(items).map((b) => b.text), ['BIRD ISLAND', 'PREV.', 'BIRD ISLAND']);
+});

@@ -42,7 +42,7 @@ export const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Kata
 
 export function groupLines(items: readonly TextItem[], language?: string): TextLine[] {
   const byRotation = new Map<number, Framed[]>();
-  for (const item of items) {
+  for (const item of withoutOverprints(items)) {
     if (item.text.trim() === '' && item.width <= 0) continue;
     const rotation = Math.round(item.rotation) % 360;
     const radians = (rotation * Math.PI) / 180;
@@ -57,6 +57,48 @@ export function groupLines(items: readonly TextItem[], language?: string): TextL
   const joiner = spaceRule(language);
   for (const [rotation, group] of byRotation) lines.push(...linesInFrame(rotation, group, joiner));
   return lines;
+}
+
+/** Text drawn again over itself within this share of its size is one text (fake bold, shadows). */
+const OVERPRINT_EM = 0.2;
+
+/**
+ * Drops runs drawn again on top of themselves: producers fake bold type by
+ * painting the same text twice with a small offset, and some draw a shadow;
+ * pdftotext removes such duplicates too (poppler's TextPage drops
+ * overlapping identical characters). Of two runs on one spot where one's
+ * text starts the other's, the longer stays.
+ */
+function withoutOverprints(items: readonly TextItem[]): TextItem[] {
+  const kept: (TextItem | null)[] = [];
+  const buckets = new Map<string, number[]>();
+  const keyOf = (x: number, y: number) => `${Math.round(x / 4)}:${Math.round(y / 4)}`;
+  for (const item of items) {
+    const reach = Math.max(item.fontSize, 1) * OVERPRINT_EM;
+    const text = item.text.trim();
+    let duplicate = false;
+    for (let dx = -1; dx <= 1 && !duplicate; dx++) {
+      for (let dy = -1; dy <= 1 && !duplicate; dy++) {
+        for (const index of buckets.get(keyOf(item.x + dx * 4, item.y + dy * 4)) ?? []) {
+          const other = kept[index];
+          if (other === null || other === undefined || other.rotation !== item.rotation) continue;
+          if (Math.abs(other.x - item.x) > reach || Math.abs(other.y - item.y) > reach) continue;
+          const otherText = other.text.trim();
+          if (text === '' || !(otherText.startsWith(text) || text.startsWith(otherText))) continue;
+          if (text.length > otherText.length) kept[index] = null;
+          else duplicate = true;
+          break;
+        }
+      }
+    }
+    if (duplicate) continue;
+    const key = keyOf(item.x, item.y);
+    const list = buckets.get(key);
+    if (list === undefined) buckets.set(key, [kept.length]);
+    else list.push(kept.length);
+    kept.push(item);
+  }
+  return kept.filter((item): item is TextItem => item !== null);
 }
 
 type SpaceRule = (previous: TextItem, next: TextItem, gap: number) => boolean;
