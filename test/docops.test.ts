@@ -132,6 +132,12 @@ test('merge and split', async (t) => {
     assert.equal(doc.getAuthor(), 'Platen tests');
   });
 
+  await t.test('an owner-password-only PDF (empty user password) opens without a password, as in every reader', async () => {
+    const ownerOnly = await sourcePdf({ label: 'Delta', pages: 2, password: '' });
+    const pdf = await pdfOf(await call('/api/v1/split', { pdf: b64(ownerOnly), pages: '2' }));
+    assert.deepEqual(await pageOrder(pdf), ['Delta page 2']);
+  });
+
   await t.test('merge: outline none drops every bookmark', async () => {
     const pdf = await pdfOf(await call('/api/v1/merge', { documents: [{ pdf: b64(ALPHA) }], outline: 'none' }));
     assert.deepEqual(await outlineOf(pdf), []);

@@ -70,7 +70,12 @@ async function open(bytes: Uint8Array, password: string | undefined): Promise<PD
     return await PDFDocument.load(bytes, { password, updateMetadata: false, parseSpeed: Number.POSITIVE_INFINITY });
   } catch (error) {
     const name = (error as Error).constructor.name;
-    if (name === 'EncryptedPDFError') throw new OpenFailure('password-required', 'is encrypted and needs its password to open; send it in the password member next to it.');
+    // Encrypted with an empty user password (only an owner password set): every
+    // reader opens it without asking, so do we (camelot's birdisland.pdf is one).
+    if (name === 'EncryptedPDFError' && password === undefined) return open(bytes, '');
+    if (name === 'EncryptedPDFError' || (password === '' && /password/i.test((error as Error).message))) {
+      throw new OpenFailure('password-required', 'is encrypted and needs its password to open; send it in the password member next to it.');
+    }
     if (/password/i.test((error as Error).message)) throw new OpenFailure('password-wrong', 'is encrypted and the password given does not open it.');
     throw new OpenFailure('unreadable', UNREADABLE, (error as Error).message.slice(0, 300));
   }
