@@ -71,7 +71,9 @@ export function spawnServer(env: Record<string, string> = {}): Promise<SpawnedSe
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 15_000);
+    // A bound on a failure, not a wait: start-up warms every worker thread (pdf.js, HarfBuzz and qpdf
+    // included), which took over 15 s on this 2-core machine at a load average of 20; an exit fails at once.
+    const timer = setTimeout(() => reject(new Error(`server did not start within 60 s:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const match = /"port":(\d+)[^\n]*"msg":"listening"/.exec(output);
