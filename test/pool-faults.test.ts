@@ -62,8 +62,9 @@ describe('pool faults', () => {
 
   test('a runaway task is stopped at the timeout: 504 request-timeout, and the worker is replaced', async (t) => {
     // The follow-up lands on the replacement thread, which loads its modules
-    // first: the timeout leaves room for that even on a loaded machine.
-    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_TIMEOUT_MS: '1500' }, { workerFile: FAULT_WORKER });
+    // first: the timeout leaves room for that even on a loaded machine (1.5 s
+    // did not, at a load average of 20: the replacement thread took longer to start).
+    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_TIMEOUT_MS: '4000' }, { workerFile: FAULT_WORKER });
     t.after(() => s.close());
     const response = await postJson(s.base, '/api/v1/render', faulty('spin'));
     assert.equal(response.status, 504);
