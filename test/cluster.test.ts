@@ -8,7 +8,7 @@ import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { KEY_ENTRIES, KEYS, bearer } from './helpers/keys.js';
 import { pdfInfo, pdfToText } from './helpers/pdf-tools.js';
 import { startRedis, type TestRedis } from './helpers/redis.js';
-import { spawnServer, startTestServer, type SpawnedServer } from './helpers/server.js';
+import { spawnServer, spawnServers, startTestServer, type SpawnedServer } from './helpers/server.js';
 import { waitFor } from './helpers/wait.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
 
@@ -51,7 +51,7 @@ describe('two nodes on one Redis', () => {
   let b: SpawnedServer;
   before(async () => {
     redis = await startRedis();
-    [a, b] = await Promise.all([spawnServer(nodeEnv(redis)), spawnServer(nodeEnv(redis))]);
+    [a, b] = (await spawnServers(nodeEnv(redis), nodeEnv(redis))) as [SpawnedServer, SpawnedServer];
   });
   after(async () => {
     await Promise.all([a?.kill(), b?.kill()]);

@@ -66,6 +66,15 @@ export interface SpawnedServer {
 
 const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
 
+/** Several servers at once; when one cannot start, those that did are stopped before the error is thrown. */
+export async function spawnServers(...envs: Record<string, string>[]): Promise<SpawnedServer[]> {
+  const started = await Promise.allSettled(envs.map((env) => spawnServer(env)));
+  const failed = started.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+  if (failed === undefined) return started.map((result) => (result as PromiseFulfilledResult<SpawnedServer>).value);
+  await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.kill('SIGKILL') : undefined)));
+  throw failed.reason;
+}
+
 export function spawnServer(env: Record<string, string> = {}): Promise<SpawnedServer> {
   const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...testEnv(env) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -73,7 +82,11 @@ export function spawnServer(env: Record<string, string> = {}): Promise<SpawnedSe
   return new Promise((resolve, reject) => {
     // A bound on a failure, not a wait: start-up warms every worker thread (pdf.js, HarfBuzz and qpdf
     // included), which took over 15 s on this 2-core machine at a load average of 20; an exit fails at once.
-    const timer = setTimeout(() => reject(new Error(`server did not start within 60 s:\n${output}`)), 60_000);
+    // A child left running would keep the test process (and the whole run) alive: it is killed first.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start within 60 s:\n${output}`));
+    }, 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString('utf8');
       const match = /"port":(\d+)[^\n]*"msg":"listening"/.exec(output);
