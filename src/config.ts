@@ -101,6 +101,8 @@ const EnvSchema = v.object({
   PLATEN_TENANT_RPM: v.optional(integer(1, 10_000_000)),
   PLATEN_EMBEDDINGS_URL: v.optional(v.pipe(v.string(), v.trim(), v.url('must be an absolute URL'), v.regex(/^https?:\/\//, 'must be an http:// or https:// URL'))),
   PLATEN_EMBEDDINGS_API_KEY: v.optional(v.string()),
+  PLATEN_SIGNING_P12_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
+  PLATEN_SIGNING_P12_PASSWORD: v.optional(v.string()),
   PLATEN_EMBEDDINGS_MODELS: v.optional(list, ''),
   PLATEN_EMBEDDINGS_TIMEOUT_MS: v.optional(integer(100, 600_000), '30000'),
   PLATEN_EMBEDDINGS_BATCH: v.optional(integer(1, 2048), '64'),
@@ -166,6 +168,9 @@ export interface Config {
   readonly maxPages: number;
   /** Drawing operators plus text runs one PDF-reading request may read (PLATEN_READ_WORK_BUDGET). */
   readonly readWorkBudget: number;
+  /** The deployment's signing identity for POST /api/v1/sign (PLATEN_SIGNING_P12_FILE, a PKCS#12 file). */
+  readonly signingP12File?: string;
+  readonly signingP12Password?: string;
   /** Where the embedded mode keeps job records, request bodies and results. */
   readonly dataDir: string;
   readonly jobRetentionMs: number;
@@ -324,6 +329,8 @@ function fromEnv(env: Env, proxyEnv: Readonly<Record<string, string | undefined>
     shutdownGraceMs: env.PLATEN_SHUTDOWN_GRACE_MS,
     maxPages: env.PLATEN_MAX_PAGES,
     readWorkBudget: env.PLATEN_READ_WORK_BUDGET,
+    signingP12File: env.PLATEN_SIGNING_P12_FILE,
+    signingP12Password: env.PLATEN_SIGNING_P12_PASSWORD,
     dataDir: env.PLATEN_DATA_DIR,
     jobRetentionMs: env.PLATEN_JOB_RETENTION_S * 1000,
     // Twice the threads: one job's store writes overlap another's render, so jobs alone keep every thread busy.

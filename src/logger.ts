@@ -13,6 +13,8 @@ export const REDACT_PATHS = [
   'apiKey',
   'key',
   'vector_store.api_key',
+  'signingP12Password',
+  'p12Password',
 ];
 
 export function createLogger(level: string, destination?: DestinationStream): Logger {

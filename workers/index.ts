@@ -8,6 +8,7 @@ export { imageCompress as 'image-compress' } from './image/compress.js';
 export { fontSubset as 'font-subset' } from './font/subset-task.js';
 export { merge } from './docops/merge.js';
 export { split } from './docops/split.js';
+export { sign } from './sign/sign.js';
 export { extractText as 'extract-text' } from './read/extract-text-task.js';
 export { extractTextCapability as 'capability-extract-text' } from './read/text-capability-task.js';
 export { compare } from './compare/task.js';

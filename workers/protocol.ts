@@ -25,6 +25,8 @@ export interface TaskMap {
   'font-subset': { options: FontSubsetOptions; value: AccelValue };
   merge: { options: DocOpsOptions; value: TaskValue };
   split: { options: DocOpsOptions; value: TaskValue };
+  /** POST /api/v1/sign: a PAdES B-B signature as an incremental update. */
+  sign: { options: SignOptions; value: TaskValue };
   'extract-text': { options: ReadOptions; value: AccelValue };
   /** The render API's extract-text (POST /api/v1/extract-text): plain text or blocks per page. */
   'capability-extract-text': { options: ReadOptions; value: AccelValue };
@@ -101,7 +103,15 @@ export type FailureCode =
  * not a font, an image too large to decode). Each is the problem slug it
  * becomes, with that slug's status (src/http/problem.ts).
  */
-export type AccelFailureCode = 'invalid-font-data' | 'font-too-large' | 'invalid-image-data' | 'image-too-large' | 'invalid-pdf-data' | 'pdf-password-required';
+export type AccelFailureCode =
+  | 'invalid-font-data'
+  | 'font-too-large'
+  | 'invalid-image-data'
+  | 'image-too-large'
+  | 'invalid-pdf-data'
+  | 'pdf-password-required'
+  | 'signing-identity-missing'
+  | 'document-certified';
 
 export interface FieldError {
   /** Path of the offending field, e.g. `operations[3].width`. */
@@ -204,4 +214,12 @@ export type Task<Options = Record<string, unknown>, Value extends TaskValue = Ta
 export interface DocOpsOptions {
   /** Pages a result may have (PLATEN_MAX_PAGES); a larger selection is 422. */
   readonly maxPages: number;
+}
+
+/** Options of the `sign` task: the deployment's own signing identity, if configured. */
+export interface SignOptions {
+  /** PLATEN_SIGNING_P12_FILE: a PKCS#12 file the worker reads (once per thread). */
+  readonly p12File?: string;
+  /** PLATEN_SIGNING_P12_PASSWORD. */
+  readonly p12Password?: string;
 }

@@ -25,6 +25,8 @@ export const PROBLEMS = {
   'validation-failed': { status: 422, title: 'Validation Failed' },
   'invalid-pdf-data': { status: 422, title: 'Invalid PDF Data' },
   'pdf-password-required': { status: 422, title: 'PDF Password Required' },
+  'signing-identity-missing': { status: 422, title: 'Signing Identity Missing' },
+  'document-certified': { status: 422, title: 'Document Certified' },
   'client-rate-exceeded': { status: 429, title: 'Too Many Requests' },
   'rate-limit-exceeded': { status: 429, title: 'Too Many Requests' },
   internal: { status: 500, title: 'Internal Server Error' },

@@ -2,7 +2,7 @@
 // declaration each (capability-operation.ts says what a declaration gets).
 // The server adds them to its route table; the edition filter there decides
 // which exist, the pipeline's tier check which keys may call them.
-import type { DocOpsOptions, ReadOptions } from '../../workers/protocol.js';
+import type { DocOpsOptions, ReadOptions, SignOptions } from '../../workers/protocol.js';
 import type { Config } from '../config.js';
 import type { Route } from '../http/route.js';
 import type { WorkerPool } from '../pool/pool.js';
@@ -10,12 +10,14 @@ import { capabilityRoute, type AnyCapabilityOperation } from './capability-opera
 
 export function capabilityRoutes(pool: WorkerPool, config: Config): Route[] {
   const docops: DocOpsOptions = { maxPages: config.maxPages };
+  const signing: SignOptions = { p12File: config.signingP12File, p12Password: config.signingP12Password };
   const read: ReadOptions = { maxPages: config.maxPages, workBudget: config.readWorkBudget };
   const operations: AnyCapabilityOperation[] = [
     { operation: 'extract-text', tier: 'core', task: 'capability-extract-text', result: 'json', options: read },
     { operation: 'compare', tier: 'pro', task: 'capability-compare', result: 'json', options: read },
     { operation: 'merge', tier: 'core', task: 'merge', result: 'binary', options: docops },
     { operation: 'split', tier: 'core', task: 'split', result: 'binary', options: docops },
+    { operation: 'sign', tier: 'pro', task: 'sign', result: 'binary', options: signing },
   ];
   return operations.map((operation) => capabilityRoute(pool, config.version, operation));
 }

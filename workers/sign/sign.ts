@@ -1,0 +1,112 @@
+// The `sign` task (POST /api/v1/sign, pro): a PAdES baseline B-B signature
+// (issue 11), added as an incremental update. The identity is the request's
+// `certificate` (a PKCS#12 and its password) or else the deployment's
+// (PLATEN_SIGNING_P12_FILE / PLATEN_SIGNING_P12_PASSWORD); with neither, 422
+// signing-identity-missing. A document certified with DocMDP P=1 (no changes
+// allowed) is 422 document-certified: any signature added breaks it.
+import { readFile } from 'node:fs/promises';
+import * as v from 'valibot';
+import type { SignOptions } from '../protocol.js';
+import { placeSignature, SignatureRefused } from '../seams/pdf-signature.js';
+import { decodeBase64 } from '../task/base64.js';
+import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
+import { decodePdfField } from '../task/pdf-field.js';
+import { NO_DECODED_CAP } from '../docops/fields.js';
+import { padesSignedData } from './cms.js';
+import { IdentityError, readPkcs12, type SigningIdentity } from './identity.js';
+
+/**
+ * Bytes reserved for the DER CMS: a 4096-bit RSA signature with a chain of
+ * three certificates is ~6 KB; 2048-bit RSA with one certificate ~1.3 KB.
+ */
+const CONTENTS_BYTES = 16_384;
+/** A PKCS#12 file larger than this is not a signer's identity. */
+const MAX_P12_BYTES = 1024 * 1024;
+
+const Text = v.pipe(v.string(), v.maxLength(1000, 'must be at most 1000 characters'));
+
+const SignRequest = v.strictObject({
+  pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  reason: v.optional(Text),
+  location: v.optional(Text),
+  contact_info: v.optional(Text),
+  field_name: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'), v.regex(/^[^.]+$/, 'must not contain "." (a partial field name)'))),
+  certificate: v.optional(v.strictObject({ p12: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')), password: v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters')) })),
+});
+
+type SignRequest = v.InferOutput<typeof SignRequest>;
+
+export const sign = binaryTask(SignRequest, async (request: SignRequest, options: SignOptions): Promise<BinaryResult> => {
+  const pdf = decodePdfField(request.pdf, 'pdf', NO_DECODED_CAP);
+  const identity = await identityFor(request, options);
+  let placed;
+  try {
+    placed = await placeSignature(pdf, {
+      fieldName: request.field_name,
+      reason: request.reason,
+      location: request.location,
+      contactInfo: request.contact_info,
+      signedAt: new Date(),
+      contentsBytes: CONTENTS_BYTES,
+    });
+  } catch (error) {
+    if (!(error instanceof SignatureRefused)) throw error;
+    throw refusalFailure(error);
+  }
+  const { bytes, contentsStart, contentsEnd } = placed;
+  const byteRange = `/ByteRange [ 0 ${contentsStart} ${contentsEnd} ${bytes.length - contentsEnd} ]`;
+  if (byteRange.length > placed.byteRangeLength) throw new Error('sign: the byte range does not fit its placeholder');
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).write(byteRange.padEnd(placed.byteRangeLength, ' '), placed.byteRangeAt, 'latin1');
+  const cms = padesSignedData([bytes.subarray(0, contentsStart), bytes.subarray(contentsEnd)], identity);
+  if (cms.length > CONTENTS_BYTES) throw TaskFailure.field('certificate', 'TOO_LARGE', `The signature with this certificate chain is ${cms.length} bytes; at most ${CONTENTS_BYTES} fit.`);
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).write(Buffer.from(cms).toString('hex'), contentsStart + 1, 'latin1');
+  return { bytes, mediaType: 'application/pdf' };
+}, { binaryFields: ['pdf', 'p12'] });
+
+async function identityFor(request: SignRequest, options: SignOptions): Promise<SigningIdentity> {
+  if (request.certificate !== undefined) {
+    const p12 = decodeBase64(request.certificate.p12, MAX_P12_BYTES);
+    if (!(p12 instanceof Uint8Array)) throw TaskFailure.field('certificate.p12', p12.problem === 'too-large' ? 'TOO_LARGE' : 'INVALID_FORMAT', p12.message);
+    try {
+      return await readPkcs12(p12, request.certificate.password);
+    } catch (error) {
+      if (!(error instanceof IdentityError)) throw error;
+      throw TaskFailure.field('certificate.p12', 'INVALID_CERTIFICATE', `The PKCS#12 file ${error.message}.`);
+    }
+  }
+  if (options.p12File === undefined) {
+    throw new TaskFailure('signing-identity-missing', 'No signing identity: send certificate {p12, password}, or configure PLATEN_SIGNING_P12_FILE and PLATEN_SIGNING_P12_PASSWORD.', [
+      { field: 'certificate', code: 'REQUIRED', message: 'A PKCS#12 identity is needed: this deployment has none configured.' },
+    ]);
+  }
+  return deploymentIdentity(options.p12File, options.p12Password ?? '');
+}
+
+/** The deployment's identity, read once per worker (a PKCS#12 file's key derivation costs ~ms per read). */
+let cached: { readonly file: string; readonly identity: Promise<SigningIdentity> } | undefined;
+
+function deploymentIdentity(file: string, password: string): Promise<SigningIdentity> {
+  if (cached?.file !== file) {
+    const identity = readFile(file).then((bytes) => readPkcs12(bytes, password));
+    // A broken deployment identity is the operator's problem (500), and not cached: a fixed file is read again.
+    identity.catch(() => { cached = undefined; });
+    cached = { file, identity };
+  }
+  return cached.identity;
+}
+
+function refusalFailure(error: SignatureRefused): TaskFailure {
+  const refusal = error.refusal;
+  switch (refusal.reason) {
+    case 'unreadable':
+      return TaskFailure.content('invalid-pdf-data', 'pdf', 'INVALID_PDF', 'could not be read as a PDF document.', refusal.cause);
+    case 'encrypted':
+      return TaskFailure.content('invalid-pdf-data', 'pdf', 'INVALID_PDF', 'is encrypted; sign the decrypted document (an encrypted PDF is signed before it is encrypted).', refusal.cause);
+    case 'certified-no-changes':
+      return new TaskFailure('document-certified', 'The document carries a certification signature that allows no changes (DocMDP P=1); any signature added would invalidate it.', [
+        { field: 'pdf', code: 'CERTIFIED_NO_CHANGES', message: 'A certification signature with DocMDP P=1 forbids any change, signatures included.' },
+      ]);
+    case 'field-exists':
+      return TaskFailure.field('field_name', 'DUPLICATE', `The document already has a field named "${refusal.name}"; choose another name.`);
+  }
+}
