@@ -4,7 +4,9 @@
 // would otherwise spawn per request:
 // - merge: ten 10-page documents into one, against `qpdf --empty --pages`;
 // - split: pages 2-4 and 7 of a 10-page document, as one PDF;
-// - extract-text: a 10-page document's plain text, against `pdftotext`.
+// - extract-text: a 10-page document's plain text, against `pdftotext`;
+// - sign: a PAdES B-B signature (RSA 2048, the PKCS#12 in the request, so
+//   each request also opens it) on the 10-page document: signatures/s.
 // The inputs are rendered by the server itself at start (the business letter
 // of the render scenarios, ten pages). The CLI baselines read files written
 // once and skip HTTP, JSON and base64: their best case.
@@ -50,6 +52,19 @@ async function renderPages(base: string, pages: number): Promise<Buffer> {
   return pdf;
 }
 
+/** A throwaway RSA 2048 identity, as the request's `certificate` (base64 PKCS#12 and its password). */
+async function signingCertificate(): Promise<{ p12: string; password: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'platen-bench-signer-'));
+  try {
+    const [key, cert, p12] = ['key.pem', 'cert.pem', 'id.p12'].map((file) => join(dir, file)) as [string, string, string];
+    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=Platen bench signer', '-days', '2', '-keyout', key, '-out', cert]);
+    await run('openssl', ['pkcs12', '-export', '-inkey', key, '-in', cert, '-passout', 'pass:bench', '-out', p12]);
+    return { p12: (await readFile(p12)).toString('base64'), password: 'bench' };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function check(base: string, operation: Operation): Promise<void> {
   const response = await fetch(base + operation.path, { method: 'POST', headers: RENDER_HEADERS, body: operation.body });
   if (response.status !== 200) throw new Error(`${operation.name} check failed: ${response.status} ${(await response.text()).slice(0, 500)}`);
@@ -68,6 +83,7 @@ async function main(): Promise<void> {
     document = await renderPages(server.base, 10);
     const pdf = document.toString('base64');
     const body = (value: unknown) => Buffer.from(JSON.stringify(value));
+    const certificate = await signingCertificate();
     operations.push(
       { name: 'merge', path: '/api/v1/merge', task: 'merge', options: { maxPages: 2000 }, body: body({ documents: Array.from({ length: 10 }, () => ({ pdf })) }), pages: 100 },
       { name: 'split', path: '/api/v1/split', task: 'split', options: { maxPages: 2000 }, body: body({ pdf, pages: '2-4,7' }), pages: 4 },
@@ -79,6 +95,7 @@ async function main(): Promise<void> {
         body: body({ pdf }),
         pages: 10,
       },
+      { name: 'sign', path: '/api/v1/sign', task: 'sign', options: {}, body: body({ pdf, reason: 'Bench', certificate }), pages: 10 },
     );
     for (const operation of operations) {
       await check(server.base, operation);
