@@ -21,10 +21,9 @@
 //   carry only an owner password: rewriting a document whose permissions may
 //   forbid changes is not ours to decide.
 import * as v from 'valibot';
-import { decodeBase64 } from '../task/base64.js';
+import { decodePdfField } from '../task/pdf-field.js';
 import { TaskFailure, jsonTask, type JsonResult } from '../task/json-task.js';
 import { QpdfTrap, runQpdf, type QpdfRun } from '../seams/qpdf.js';
-import { checkPdfBytes } from '../untrusted/pdf-bytes.js';
 import { countSignatures, linearizedPageCount, looksTruncated, mentionsEncryption } from '../untrusted/pdf-scan.js';
 import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
 
@@ -57,14 +56,8 @@ const INPUT = '/input.pdf';
 const OUTPUT = '/output.pdf';
 const OPTIMIZE_FOR_WEB = ['--object-streams=generate', '--compress-streams=y', '--recompress-flate', '--compression-level=9'];
 
-/**
- * No cap of its own: the request body is already capped
- * (PLATEN_MAX_BODY_BYTES, at most 2 GiB), and base64 decodes to 3/4 of it.
- */
-const NO_CAP = 2 ** 31;
-
 export const linearize = jsonTask(LinearizeRequest, async (request: LinearizeRequest): Promise<JsonResult> => {
-  const pdf = decodePdf(request.pdf_data);
+  const pdf = decodePdfField(request.pdf_data, 'pdf_data');
   if (mentionsEncryption(pdf)) await refuseIfEncrypted(pdf);
   const signatures = countSignatures(pdf);
   const { optimize_for_web: optimize, preserve_signatures: preserve } = request.options;
@@ -95,14 +88,6 @@ export const linearize = jsonTask(LinearizeRequest, async (request: LinearizeReq
         : `The PDF carried ${plural(signatures, 'digital signature')}; linearizing rewrote the file, so ${signatures === 1 ? 'it no longer verifies' : 'they no longer verify'}. Sign the linearized file again if signatures are needed.`,
   });
 }, { binaryFields: ['pdf_data'] });
-
-function decodePdf(base64: string): Uint8Array {
-  const decoded = decodeBase64(base64, NO_CAP);
-  if (!(decoded instanceof Uint8Array)) throw TaskFailure.field('pdf_data', 'INVALID_FORMAT', decoded.message);
-  const refusal = checkPdfBytes(decoded, 'pdf_data');
-  if (refusal !== undefined) throw invalidPdf(refusal.message);
-  return decoded;
-}
 
 async function refuseIfEncrypted(pdf: Uint8Array): Promise<void> {
   // qpdf --requires-password exits 0 when a password is needed to open the

@@ -3,7 +3,7 @@
 // work one request may ask for (page limit, work budget).
 import * as v from 'valibot';
 import type { ReadOptions } from '../protocol.js';
-import { decodeBase64 } from '../task/base64.js';
+import { decodePdfField } from '../task/pdf-field.js';
 import { TaskFailure } from '../task/json-task.js';
 
 /** [first, last], 1-based, inclusive; `last` past the end is clamped. */
@@ -14,13 +14,9 @@ export const PageRange = v.pipe(
 
 export const LanguageHint = v.pipe(v.string(), v.regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP 47 language tag, e.g. "ja" or "th-TH"'));
 
-/** No cap of its own: the request body is already capped (PLATEN_MAX_BODY_BYTES). */
-const NO_CAP = 2 ** 31;
-
+/** The PDF member decoded and pre-checked (task/pdf-field.ts), failures naming `field`. */
 export function decodePdf(base64: string, field: string): Uint8Array {
-  const decoded = decodeBase64(base64, NO_CAP);
-  if (!(decoded instanceof Uint8Array)) throw TaskFailure.field(field, 'INVALID_FORMAT', decoded.message);
-  return decoded;
+  return decodePdfField(base64, field);
 }
 
 export interface Pages {
