@@ -5,7 +5,7 @@
 // what the PDF says of the pixels (colour space, bits, filter) is added by
 // the caller from the image dictionaries (seams/pdf-images.ts).
 import { apply, IDENTITY, isMatrix, multiply, type Matrix } from './matrix.js';
-import type { Operators } from './types.js';
+import type { DecodedImage, Operators } from './types.js';
 
 export interface Placement {
   readonly x: number;
@@ -15,6 +15,10 @@ export interface Placement {
   readonly pixelWidth: number;
   readonly pixelHeight: number;
   readonly inline: boolean;
+  /** The XObject's name in the page's resources (what `ReaderPage.decodedImage` takes); null for an inline image. */
+  readonly name: string | null;
+  /** An inline image's samples as pdf.js decoded them; null for an XObject (ask `decodedImage(name)`). */
+  readonly inlineImage: DecodedImage | null;
 }
 
 export function imagePlacements(operators: Operators): Placement[] {
@@ -33,23 +37,26 @@ export function imagePlacements(operators: Operators): Placement[] {
       if (isMatrix(args?.[0])) ctm = multiply(Array.from(args[0] as ArrayLike<number>) as unknown as Matrix, ctm);
     } else if (fn === ops.paintFormXObjectEnd) ctm = stack.pop() ?? ctm;
     else if (fn === ops.paintImageXObject || fn === ops.paintImageXObjectRepeat) {
-      const [, width, height] = (args ?? []) as [unknown, unknown, unknown];
-      placements.push(place(ctm, operators, Number(width) || 0, Number(height) || 0, false));
+      const [name, width, height] = (args ?? []) as [unknown, unknown, unknown];
+      placements.push({ ...box(ctm, operators), pixelWidth: Number(width) || 0, pixelHeight: Number(height) || 0, inline: false, name: typeof name === 'string' ? name : null, inlineImage: null });
     } else if (fn === ops.paintInlineImageXObject) {
-      const image = (args?.[0] ?? {}) as { width?: unknown; height?: unknown };
-      placements.push(place(ctm, operators, Number(image.width) || 0, Number(image.height) || 0, true));
+      const image = (args?.[0] ?? {}) as { width?: unknown; height?: unknown; data?: unknown };
+      const [width, height] = [Number(image.width) || 0, Number(image.height) || 0];
+      const inlineImage = image.data instanceof Uint8Array && width > 0 && height > 0 ? { width, height, data: image.data } : null;
+      placements.push({ ...box(ctm, operators), pixelWidth: width, pixelHeight: height, inline: true, name: null, inlineImage });
     }
   }
   return placements;
 }
 
-function place(ctm: Matrix, operators: Operators, pixelWidth: number, pixelHeight: number, inline: boolean): Placement {
+/** Where the unit square lands through the matrix, as a page box. */
+function box(ctm: Matrix, operators: Operators): Pick<Placement, 'x' | 'y' | 'width' | 'height'> {
   const corners = [apply(ctm, 0, 0), apply(ctm, 1, 0), apply(ctm, 0, 1), apply(ctm, 1, 1)].map(([x, y]) => operators.toPage(x, y));
   const xs = corners.map((c) => c[0]);
   const ys = corners.map((c) => c[1]);
   const x = Math.min(...xs);
   const y = Math.min(...ys);
-  return { x: round(x), y: round(y), width: round(Math.max(...xs) - x), height: round(Math.max(...ys) - y), pixelWidth, pixelHeight, inline };
+  return { x: round(x), y: round(y), width: round(Math.max(...xs) - x), height: round(Math.max(...ys) - y) };
 }
 
 function round(value: number): number {
