@@ -23,10 +23,9 @@ import type { TaskName } from '../workers/protocol.js';
 import { measure, type LoadFigures } from './autocannon.js';
 import { stopChildrenOnExit } from './child.js';
 import { barePool } from './baselines/pool.js';
-import { LETTER } from './documents.js';
 import { warmThenLoop } from './loop.js';
 import { runInfo } from './machine.js';
-import { RENDER_HEADERS, RENDER_PATH, saturation } from './scenarios/render.js';
+import { RENDER_HEADERS, renderPages, saturation } from './scenarios/render.js';
 import { startPlaten } from './server.js';
 import { loadSettings, type Settings } from './settings.js';
 import { ratio, type Throughput } from './stats.js';
@@ -42,14 +41,6 @@ interface Operation {
   readonly body: Buffer;
   /** Pages each request handles, for pages/s. */
   readonly pages: number;
-}
-
-async function renderPages(base: string, pages: number): Promise<Buffer> {
-  const operations = Array.from({ length: pages }, (_, i) => [...(i > 0 ? [{ type: 'add_page' }] : []), ...LETTER.operations]).flat();
-  const response = await fetch(base + RENDER_PATH, { method: 'POST', headers: RENDER_HEADERS, body: JSON.stringify({ ...LETTER, operations }) });
-  const pdf = Buffer.from(await response.arrayBuffer());
-  if (response.status !== 200) throw new Error(`rendering the input failed: ${response.status}`);
-  return pdf;
 }
 
 /** A throwaway RSA 2048 identity, as the request's `certificate` (base64 PKCS#12 and its password). */

@@ -6,7 +6,7 @@ import { barePool } from '../baselines/pool.js';
 import { inProcess } from '../baselines/in-process.js';
 import { naiveHttp } from '../baselines/naive-http.js';
 import type { ChildServer } from '../child.js';
-import { BENCH_KEY, LETTER_JSON } from '../documents.js';
+import { BENCH_KEY, LETTER, LETTER_JSON } from '../documents.js';
 import type { Settings } from '../settings.js';
 import { ratio, type Throughput } from '../stats.js';
 
@@ -74,4 +74,13 @@ export function renderRatios(server: Throughput, baselines: RenderBaselines): Re
     serverToInProcess: ratio(server.requestsPerSecond, baselines.inProcess.requestsPerSecond),
     serverToNaiveHttp: ratio(server.requestsPerSecond, baselines.naiveHttp.requestsPerSecond),
   };
+}
+
+/** The letter repeated on `pages` pages, rendered by the running server: the input of the PDF-reading and document benches. */
+export async function renderPages(base: string, pages: number): Promise<Buffer> {
+  const operations = Array.from({ length: pages }, (_, i) => [...(i > 0 ? [{ type: 'add_page' }] : []), ...LETTER.operations]).flat();
+  const response = await fetch(base + RENDER_PATH, { method: 'POST', headers: RENDER_HEADERS, body: JSON.stringify({ ...LETTER, operations }) });
+  const pdf = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) throw new Error(`rendering the input failed: ${response.status}`);
+  return pdf;
 }
