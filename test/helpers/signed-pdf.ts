@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PDFDocument, PDFHexString, PDFName, PDFString, StandardFonts } from '@cantoo/pdf-lib';
-import { withFile } from './pdf-tools.js';
+import { pdfsig } from './signing.js';
 
 const run = promisify(execFile);
 
@@ -74,16 +74,7 @@ export interface SignatureCheck {
   readonly validations: string[];
 }
 
-/** `pdfsig`: the validation result of every signature (exit status ignored: pdfsig exits non-zero on an invalid one). */
+/** `pdfsig`: the validation result of every signature (the one reader of pdfsig's output is signing.ts). */
 export async function pdfSignatures(pdf: Uint8Array): Promise<SignatureCheck> {
-  const out = await withFile(pdf, async (path) => {
-    try {
-      return (await run('pdfsig', [path])).stdout;
-    } catch (error) {
-      const stdout = (error as { stdout?: string }).stdout;
-      if (typeof stdout === 'string') return stdout;
-      throw error;
-    }
-  });
-  return { validations: [...out.matchAll(/Signature Validation: (.*)/g)].map((match) => (match[1] as string).trim()) };
+  return { validations: (await pdfsig(pdf)).map((signature) => signature.validation) };
 }
