@@ -76,6 +76,11 @@ export interface TaskValue {
   readonly mediaType: string;
   /** Accelerator tasks: what the envelope's `meta` reports about the worker's side. */
   readonly meta?: TaskMeta;
+  /**
+   * Response headers the task's result brings along (a capability operation's
+   * `X-Redactions: 3`): names and values the route writes as they are.
+   */
+  readonly headers?: readonly (readonly [string, string])[];
 }
 
 /** What an accelerator task (workers/lib/json-task.ts) hands back: the envelope's `data` and its `meta`. */

@@ -4,7 +4,7 @@
 // in a worker. The route adds nothing but the answer's framing:
 // - result `binary`: the task's bytes as they are (application/pdf, or
 //   application/zip for several parts), with a Content-Disposition naming
-//   the file;
+//   the file and any headers the task says go with it (X-Redactions);
 // - result `json`: the task's serialised `data`, spliced into the render
 //   API's SuccessEnvelope without being parsed again.
 // Registration by edition, the tier check (403 capability-denied), the
@@ -58,7 +58,7 @@ export function capabilityRoute<Task extends TaskName>(pool: WorkerPool, apiVers
         status: 200,
         mediaType: value.mediaType,
         body: value.body,
-        headers: [['Content-Disposition', `${disposition}; filename="${declared.operation}.${extension}"`]],
+        headers: [['Content-Disposition', `${disposition}; filename="${declared.operation}.${extension}"`], ...(value.headers ?? [])],
       };
     },
   };

@@ -78,6 +78,8 @@ export function jsonTask<Schema extends v.GenericSchema, Options>(
 export interface BinaryResult {
   readonly bytes: Uint8Array;
   readonly mediaType: 'application/pdf' | 'application/zip';
+  /** Response headers that say something about the result (e.g. `X-Redactions`); the route writes them. */
+  readonly headers?: readonly (readonly [string, string])[];
 }
 
 /** The same start as jsonTask (parse, validate, expected failures), for tasks whose answer is a file. */
@@ -88,7 +90,7 @@ export function binaryTask<Schema extends v.GenericSchema, Options>(
 ): Task<Options> {
   return requestTask(schema, taskOptions, async (request, options) => {
     const result = await handler(request, options);
-    return { body: ownBuffer(result.bytes), mediaType: result.mediaType };
+    return { body: ownBuffer(result.bytes), mediaType: result.mediaType, ...(result.headers === undefined ? {} : { headers: result.headers }) };
   });
 }
 
