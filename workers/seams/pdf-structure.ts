@@ -64,7 +64,8 @@ export class OpenFailure extends Error {
 const MAX_OUTLINE_ITEMS = 10_000;
 const MAX_OUTLINE_DEPTH = 32;
 
-async function open(bytes: Uint8Array, password: string | undefined): Promise<PDFDocument> {
+/** Loads a source with pdf-lib; throws OpenFailure with the slug the task fails with. */
+export async function openSource(bytes: Uint8Array, password: string | undefined): Promise<PDFDocument> {
   try {
     // updateMetadata false: reading must not stamp our producer on the source.
     return await PDFDocument.load(bytes, { password, updateMetadata: false, parseSpeed: Number.POSITIVE_INFINITY });
@@ -72,7 +73,7 @@ async function open(bytes: Uint8Array, password: string | undefined): Promise<PD
     const name = (error as Error).constructor.name;
     // Encrypted with an empty user password (only an owner password set): every
     // reader opens it without asking, so do we (camelot's birdisland.pdf is one).
-    if (name === 'EncryptedPDFError' && password === undefined) return open(bytes, '');
+    if (name === 'EncryptedPDFError' && password === undefined) return openSource(bytes, '');
     if (name === 'EncryptedPDFError' || (password === '' && /password/i.test((error as Error).message))) {
       throw new OpenFailure('password-required', 'is encrypted and needs its password to open; send it in the password member next to it.');
     }
@@ -82,7 +83,7 @@ async function open(bytes: Uint8Array, password: string | undefined): Promise<PD
 }
 
 export async function readStructure(bytes: Uint8Array, password: string | undefined): Promise<SourceStructure> {
-  const doc = await open(bytes, password);
+  const doc = await openSource(bytes, password);
   try {
     return structureOf(doc);
   } catch (error) {
@@ -219,7 +220,7 @@ export interface Finish {
 }
 
 export async function finishDocument(bytes: Uint8Array, finish: Finish): Promise<Uint8Array> {
-  const doc = await open(bytes, undefined);
+  const doc = await openSource(bytes, undefined);
   const pages = doc.getPages();
   const context = doc.context;
 
