@@ -10,11 +10,13 @@ import { QueueRunner } from './jobs/queue-runner.js';
 import type { WorkerPool } from './pool/pool.js';
 import { MemoryApprovalStore, type ApprovalStore } from './store/approvals.js';
 import { FileJobStore } from './store/file-job-store.js';
+import { FileFontStore, type FontStore } from './store/fonts.js';
 import { MemoryIdempotencyStore, type IdempotencyStore } from './store/idempotency.js';
 import type { JobExecutor, JobStore } from './store/jobs.js';
 import { LocalNodeRegistry, NodeSampler, type NodeRegistry } from './store/nodes.js';
 import { RedisApprovalStore } from './store/redis/approvals.js';
 import { RedisConnection } from './store/redis/connection.js';
+import { RedisFontStore } from './store/redis/fonts.js';
 import { RedisIdempotencyStore } from './store/redis/idempotency.js';
 import { RedisJobStore } from './store/redis/job-store.js';
 import { RedisNodeRegistry } from './store/redis/nodes.js';
@@ -31,6 +33,8 @@ export interface Backends {
   /** Only when PLATEN_APPROVAL_REQUIRED lists operations. */
   readonly approvals: ApprovalStore | undefined;
   readonly nodes: NodeRegistry;
+  /** Registered fonts (PUT /api/v1/fonts/{family}). */
+  readonly fonts: FontStore;
   /** The Redis client the rate limiters count in (multi-node mode). */
   readonly redis: RedisConnection | undefined;
   /** Stops the runner (running jobs run again later) and closes every store. */
@@ -50,12 +54,14 @@ export async function openBackends(
   /** The wall clock of session lifetimes (ms since the epoch); tests step their own instead of waiting. */
   now: () => number = Date.now,
 ): Promise<Backends> {
-  const execute = { pool, timeoutMs: config.jobTimeoutMs, maxPages: config.maxPages, weightOf };
+  const executeWith = (fonts: FontStore) => ({ pool, timeoutMs: config.jobTimeoutMs, maxPages: config.maxPages, weightOf, fonts });
   const sampler = (runner: () => JobExecutor) =>
     new NodeSampler(config.nodeId, address, { activeJobs: () => runner().activeJobs, healthy: () => pool.stats.breaker === 'closed' });
 
   if (config.redisUrl === undefined) {
     const jobs = await FileJobStore.open(config.dataDir, logger);
+    const fonts = new FileFontStore(config.dataDir);
+    const execute = executeWith(fonts);
     const idempotency = new MemoryIdempotencyStore(jobs.all(), (id) => jobs.has(id));
     const runner = new JobRunner({
       ...execute,
@@ -76,6 +82,7 @@ export async function openBackends(
       sessions,
       approvals,
       nodes: new LocalNodeRegistry(config.clusterId, sampler(() => runner)),
+      fonts,
       redis: undefined,
       async close() {
         sessions?.close();
@@ -87,6 +94,8 @@ export async function openBackends(
 
   const redis = await RedisConnection.open(config.redisUrl, config.redisPrefix, logger, config.redisTimeoutMs);
   const jobs = new RedisJobStore(redis, config.jobRetentionMs);
+  const fonts = new RedisFontStore(redis, config.dataDir);
+  const execute = executeWith(fonts);
   const idempotency = new RedisIdempotencyStore(redis, jobs, config.jobTimeoutMs + config.jobRetentionMs);
   const runner = new QueueRunner({ ...execute, store: jobs, redis, url: config.redisUrl, concurrency: config.jobConcurrency, lockMs: config.jobLockMs, logger });
   const sessions = config.sessionsEnabled ? new RedisSessionStore(redis, config.sessionIdleMs, now) : undefined;
@@ -100,6 +109,7 @@ export async function openBackends(
     sessions,
     approvals,
     nodes,
+    fonts,
     redis,
     async close() {
       await runner.close();

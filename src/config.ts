@@ -86,6 +86,9 @@ const EnvSchema = v.object({
   PLATEN_APPROVAL_REQUIRED: v.optional(list, ''),
   PLATEN_APPROVAL_TTL_S: v.optional(integer(60, 30 * 24 * 3600), String(24 * 3600)),
   PLATEN_MAX_FONT_BYTES: v.optional(integer(1024, 2 ** 31), String(50 * 1024 * 1024)),
+  PLATEN_FONTS_MAX_CORE: v.optional(integer(0, 100_000), '5'),
+  PLATEN_FONTS_MAX: v.optional(integer(0, 100_000), '100'),
+  PLATEN_FONTS_MAX_CLIENT_BYTES: v.optional(integer(1024, 2 ** 40), String(256 * 1024 * 1024)),
   PLATEN_MAX_IMAGE_PIXELS: v.optional(integer(1, 2 ** 32), String(100_000_000)),
   // sun_path holds 108 bytes on Linux, the terminating NUL included (unix(7)).
   PLATEN_SOCKET: v.optional(
@@ -197,6 +200,8 @@ export interface Config {
   readonly approvalTtlMs: number;
   /** Decoded font bytes /v1/font/subset accepts (413 font-too-large past it). */
   readonly maxFontBytes: number;
+  /** Registered fonts (PUT /api/v1/fonts/{family}): how many a client may keep, by its tier, and their total bytes. */
+  readonly fontLimits: { readonly countByTier: Readonly<Record<'core' | 'pro' | 'enterprise', number>>; readonly clientBytes: number };
   /** Remote embedding models for /v1/rag/embed; undefined when none is configured. */
   readonly embeddings: EmbeddingsProviderConfig | undefined;
   /** Inputs one /v1/rag/embed request may carry (PLATEN_EMBED_MAX_INPUTS). */
@@ -349,6 +354,10 @@ function fromEnv(env: Env, proxyEnv: Readonly<Record<string, string | undefined>
     approvalRequired: Object.freeze(env.PLATEN_APPROVAL_REQUIRED),
     approvalTtlMs: env.PLATEN_APPROVAL_TTL_S * 1000,
     maxFontBytes: env.PLATEN_MAX_FONT_BYTES,
+    fontLimits: Object.freeze({
+      countByTier: Object.freeze({ core: env.PLATEN_FONTS_MAX_CORE, pro: env.PLATEN_FONTS_MAX, enterprise: env.PLATEN_FONTS_MAX }),
+      clientBytes: env.PLATEN_FONTS_MAX_CLIENT_BYTES,
+    }),
     embeddings: embeddingsProvider(env, proxyEnv),
     embedMaxInputs: env.PLATEN_EMBED_MAX_INPUTS,
     maxImagePixels: env.PLATEN_MAX_IMAGE_PIXELS,

@@ -26,6 +26,7 @@ import { capabilitiesRoute } from './render/capabilities.js';
 import { capabilityRoutes } from './render/capability-routes.js';
 import { probeRoutes } from './render/probes.js';
 import { renderRoute } from './render/render.js';
+import { fontRoutes } from './render/fonts.js';
 import { jobRoutes } from './render/jobs.js';
 import { sessionRoutes } from './render/sessions.js';
 import { ApprovalGate } from './auth/approvals.js';
@@ -134,7 +135,8 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     ...routeGroup('render', [
       ...probeRoutes(health),
       capabilitiesRoute(() => routes, config.version),
-      renderRoute(pool, config.maxPages),
+      renderRoute(pool, config.maxPages, backends.fonts),
+      ...fontRoutes(pool, backends.fonts, config),
       ...capabilityRoutes(pool, config),
       ...jobRoutes({ pool, store: jobs, runner, idempotency, apiVersion: config.version }),
       // Session routes exist only when enabled (render spec section 1): otherwise 404.
@@ -150,6 +152,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
             maxPages: config.maxPages,
             idleSeconds: Math.ceil(config.sessionIdleMs / 1000),
           now: options.now ?? Date.now,
+            fonts: backends.fonts,
           })),
       ...(approvalStore === undefined ? [] : approvalRoutes(approvalStore, config.version)),
     ]),

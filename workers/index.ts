@@ -6,6 +6,7 @@ export { warm } from './warm.js';
 export { linearize } from './linearize/task.js';
 export { imageCompress as 'image-compress' } from './image/compress.js';
 export { fontSubset as 'font-subset' } from './font/subset-task.js';
+export { fontRegister as 'font-register' } from './font/register-task.js';
 export { merge } from './docops/merge.js';
 export { split } from './docops/split.js';
 export { sign } from './sign/sign.js';

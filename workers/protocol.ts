@@ -23,6 +23,8 @@ export interface TaskMap {
   linearize: { options: NoOptions; value: AccelValue };
   'image-compress': { options: ImageCompressOptions; value: AccelValue };
   'font-subset': { options: FontSubsetOptions; value: AccelValue };
+  /** PUT /api/v1/fonts/{family}: a font file checked as set_font checks font data; the sfnt bytes to store come back. */
+  'font-register': { options: FontRegisterOptions; value: RegisteredFontValue };
   merge: { options: DocOpsOptions; value: TaskValue };
   split: { options: DocOpsOptions; value: TaskValue };
   /** POST /api/v1/sign: a PAdES B-B signature as an incremental update. */
@@ -152,6 +154,13 @@ export interface RenderOptions {
    * client polls. Shared memory, because a running task sends no messages.
    */
   readonly progress?: SharedArrayBuffer;
+  /**
+   * The client's registered fonts (PUT /api/v1/fonts/{family}): family →
+   * path of the checked sfnt file, named by its SHA-256. set_font with a
+   * family and no data reads it there; workers keep the bytes (and the
+   * parsed face) by that hash, so a font is read and parsed once per worker.
+   */
+  readonly fonts?: Readonly<Record<string, string>>;
 }
 
 /** Options of the `session-operation` task: which operation a session route adds, on which page setup. */
@@ -176,6 +185,27 @@ export interface ImageCompressOptions {
 export interface FontSubsetOptions {
   /** Font bytes accepted (PLATEN_MAX_FONT_BYTES): base64 and WOFF/WOFF2 unpacking are checked against it. */
   readonly maxFontBytes: number;
+}
+
+/** Options of the `font-register` task, from the server's configuration. */
+export interface FontRegisterOptions {
+  /** Font bytes accepted (PLATEN_MAX_FONT_BYTES), after unpacking WOFF/WOFF2. */
+  readonly maxFontBytes: number;
+  /** The family it is registered as (the path's, decoded); checked by the task against set_font's rules. */
+  readonly family: string;
+}
+
+/** What `font-register` answers: `body` is the sfnt font to store (WOFF/WOFF2 unpacked). */
+export interface RegisteredFontValue extends TaskValue {
+  readonly font: {
+    /** SHA-256 (hex) of `body`. */
+    readonly sha256: string;
+    readonly glyphs: number;
+    /** The font's own full name. */
+    readonly name: string;
+    /** What was sent: `sfnt` (TrueType/OpenType), `woff` or `woff2`. */
+    readonly format: 'sfnt' | 'woff' | 'woff2';
+  };
 }
 
 /** Options of the `warm` task (workers/warm.ts), sent by WorkerPool.warm. */

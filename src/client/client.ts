@@ -13,6 +13,9 @@ import {
   decodeCompressImage,
   decodeEnvelope,
   decodeExtractText,
+  decodeFontList,
+  decodeRegisteredFont,
+  decodeRenderEnvelope,
   decodeHealth,
   decodeLinearize,
   decodeParse,
@@ -38,6 +41,10 @@ import { proxyFor, type ProxyEnv } from './proxy.js';
 import { isRetryable, laterOf, parseRetryAfter, retryDelayMs, retryPolicy, serverDelaySeconds, sleep, type RetryOptions, type RetryPolicy } from './retry.js';
 import { Transport, type OutgoingRequest, type RawResponse } from './transport.js';
 import type {
+  FontList,
+  FontMediaType,
+  RegisteredFont,
+  RenderResponse,
   AccelResponse,
   ChunkRequest,
   ChunkResult,
@@ -195,6 +202,27 @@ export class PlatenClient {
   }
 
   /**
+   * PUT /api/v1/fonts/{family} (render API, every tier): registers a font
+   * file once (TrueType, OpenType, WOFF, WOFF2), so that `set_font {family}`
+   * uses it with no data. Registering a family again replaces its font.
+   */
+  async registerFont(family: string, font: Uint8Array, mediaType: FontMediaType = 'application/octet-stream', options: CallOptions = {}): Promise<RenderResponse<RegisteredFont>> {
+    const body = Buffer.from(font.buffer, font.byteOffset, font.byteLength);
+    const answer = await this.#call({ method: 'PUT', path: fontPath(family), body, contentType: mediaType }, options);
+    return decoded(answer, (value) => decodeRenderEnvelope(value, decodeRegisteredFont));
+  }
+
+  /** GET /api/v1/fonts: this client's registered fonts and how much of its limits they use. */
+  async listFonts(options: CallOptions = {}): Promise<RenderResponse<FontList>> {
+    return decoded(await this.#call({ method: 'GET', path: '/api/v1/fonts' }, options), (value) => decodeRenderEnvelope(value, decodeFontList));
+  }
+
+  /** DELETE /api/v1/fonts/{family}. A family the client does not have is a PlatenProblemError `not-found`. */
+  async deleteFont(family: string, options: CallOptions = {}): Promise<void> {
+    await this.#call({ method: 'DELETE', path: fontPath(family) }, options);
+  }
+
+  /**
    * Any other route (parse, compare, extract-text, rag/*): the parsed JSON
    * answer, unchecked, with the same auth, retries, timeout and breaker.
    */
@@ -209,19 +237,21 @@ export class PlatenClient {
     this.#transport.close();
   }
 
-  async #call(sent: { method: 'GET' | 'POST'; path: string; body?: Buffer }, options: CallOptions, gated = true): Promise<unknown> {
+  async #call(sent: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; body?: Buffer; contentType?: string }, options: CallOptions, gated = true): Promise<unknown> {
     const requestId = options.requestId ?? randomUUID();
     const tenant = options.tenant ?? this.#tenant;
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
     positive(timeoutMs, 'timeoutMs');
     const request: OutgoingRequest = {
-      ...sent,
+      method: sent.method,
+      path: sent.path,
+      ...(sent.body === undefined ? {} : { body: sent.body }),
       headers: {
         accept: 'application/json',
         authorization: this.#authorization,
         'x-request-id': requestId,
         ...(tenant === undefined ? {} : { 'x-tenant-id': tenant }),
-        ...(sent.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(sent.body === undefined ? {} : { 'content-type': sent.contentType ?? 'application/json' }),
       },
     };
     const started = performance.now();
@@ -269,6 +299,7 @@ function interpret(response: RawResponse, sentId: string): unknown {
   const requestId = single(headers['x-request-id']) ?? sentId;
   const contentType = single(headers['content-type']);
   const json = parseJson(body);
+  if (status === 204) return undefined;
   if (status >= 200 && status < 300) {
     if (json === undefined || !/^application\/(?:[\w.+-]+\+)?json\b/i.test(contentType ?? '')) {
       throw new PlatenResponseError(status, `expected JSON, got ${contentType ?? 'no content type'}`, requestId);
@@ -291,6 +322,12 @@ function decoded<T>(body: unknown, decode: (body: unknown) => T): T {
     const requestId = typeof (body as { request_id?: unknown })?.request_id === 'string' ? (body as { request_id: string }).request_id : undefined;
     throw new PlatenResponseError(200, error.message, requestId);
   }
+}
+
+/** The path of a registered family: percent-encoded, as a path segment must be. */
+function fontPath(family: string): string {
+  if (typeof family !== 'string' || family === '') throw new TypeError('family must be a non-empty string');
+  return `/api/v1/fonts/${encodeURIComponent(family)}`;
 }
 
 function post(path: string, body: unknown): { method: 'POST'; path: string; body: Buffer } {

@@ -21,6 +21,9 @@ import type {
   LinearizeResult,
   SubsetFontRequest,
   SubsetFontResult,
+  FontList,
+  RegisteredFont,
+  RenderResponse,
 } from './types.js';
 
 /** Thrown by a decoder; the client turns it into a PlatenResponseError. */
@@ -159,6 +162,28 @@ export function decodeClusterStatus(data: Json): ClusterStatus {
   number(data, 'healthy_nodes');
   if (!Array.isArray(data.nodes)) throw new ShapeError('data.nodes is not an array');
   return data as unknown as ClusterStatus;
+}
+
+/** The render API's envelope (`{data, meta}`) with `data` decoded by `data`. */
+export function decodeRenderEnvelope<Data>(body: unknown, data: (value: Json) => Data): RenderResponse<Data> {
+  const envelope = object(body, 'the envelope');
+  const meta = object(envelope.meta, 'meta');
+  string(meta, 'request_id');
+  return { data: data(object(envelope.data, 'data')), meta: meta as unknown as RenderResponse<Data>['meta'] };
+}
+
+export function decodeRegisteredFont(data: Json): RegisteredFont {
+  for (const field of ['family', 'sha256', 'created_at', 'name'] as const) string(data, field);
+  for (const field of ['size', 'glyphs'] as const) number(data, field);
+  return data as unknown as RegisteredFont;
+}
+
+export function decodeFontList(data: Json): FontList {
+  if (!Array.isArray(data.fonts)) throw new ShapeError('data.fonts is not an array');
+  for (const font of data.fonts) decodeRegisteredFont(object(font, 'a font'));
+  const usage = object(data.usage, 'data.usage');
+  for (const field of ['count', 'max_count', 'bytes', 'max_bytes'] as const) number(usage, field);
+  return data as unknown as FontList;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;

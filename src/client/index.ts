@@ -16,6 +16,10 @@ export type { BreakerOptions, BreakerState } from './breaker.js';
 export type { RetryOptions } from './retry.js';
 export type {
   AccelResponse,
+  FontList,
+  FontMediaType,
+  RegisteredFont,
+  RenderResponse,
   Chunk,
   ChunkRequest,
   ChunkResult,

@@ -24,7 +24,7 @@ export interface TransportOptions {
 }
 
 export interface OutgoingRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Starts with `/`; appended to the base URL's path. */
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;

@@ -287,3 +287,30 @@ export interface ProblemDocument {
   readonly errors?: ReadonlyArray<{ readonly field: string; readonly code: string; readonly message: string }>;
   readonly [member: string]: unknown;
 }
+
+/** The render API's success envelope (`{data, meta}`), as the registered-font routes answer. */
+export interface RenderResponse<Data> {
+  readonly data: Data;
+  readonly meta: { readonly request_id: string; readonly timestamp: string; readonly duration_ms: number; readonly api_version: string };
+}
+
+/** A registered font (PUT /api/v1/fonts/{family}, GET /api/v1/fonts). */
+export interface RegisteredFont {
+  readonly family: string;
+  /** Bytes stored (WOFF and WOFF2 are stored unpacked). */
+  readonly size: number;
+  readonly sha256: string;
+  readonly created_at: string;
+  readonly glyphs: number;
+  /** The font's own full name. */
+  readonly name: string;
+}
+
+/** GET /api/v1/fonts: the client's fonts and its limits. */
+export interface FontList {
+  readonly fonts: readonly RegisteredFont[];
+  readonly usage: { readonly count: number; readonly max_count: number; readonly bytes: number; readonly max_bytes: number };
+}
+
+/** The media type a font file is sent with; `application/octet-stream` when not given. */
+export type FontMediaType = 'font/ttf' | 'font/otf' | 'font/sfnt' | 'font/woff' | 'font/woff2' | 'application/octet-stream';

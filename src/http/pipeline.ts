@@ -95,12 +95,10 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
   }
 
   let body: Promise<Body> | undefined;
-  if (route.body === 'json' || (route.body === 'optional-json' && hasBody)) {
-    if (!JSON_MEDIA_TYPE.test(request.headers['content-type'])) {
-      const got = request.headers['content-type'] === '' ? 'no Content-Type' : `Content-Type "${request.headers['content-type'].slice(0, 100)}"`;
-      return x.fail('unsupported-media-type', { detail: `This route takes a JSON body (Content-Type: application/json); got ${got}.` });
-    }
-    if (!hasBody) return missingBody(x);
+  if (route.body === 'json' || route.body === 'binary' || (route.body === 'optional-json' && hasBody)) {
+    const refused = mediaTypeRefusal(route, request.headers['content-type']);
+    if (refused !== undefined) return x.fail('unsupported-media-type', { detail: refused });
+    if (!hasBody) return missingBody(x, route);
     if (declared !== undefined && !x.holdBodyBytes(declared)) return overBudget(x);
     x.bodyPending = true;
     const fingerprint = route.fingerprint?.(request) === true || deps.approvals?.gates(route.operation) === true;
@@ -116,6 +114,17 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
     body.catch(() => undefined);
   }
   finish(route, x, body).catch((error: unknown) => crashed(deps, x, error));
+}
+
+/** Why the request's Content-Type does not fit the route's body, or undefined when it does. */
+function mediaTypeRefusal(route: MountedRoute, contentType: string): string | undefined {
+  const got = contentType === '' ? 'no Content-Type' : `Content-Type "${contentType.slice(0, 100)}"`;
+  if (route.body !== 'binary') {
+    return JSON_MEDIA_TYPE.test(contentType) ? undefined : `This route takes a JSON body (Content-Type: application/json); got ${got}.`;
+  }
+  const accepted = route.mediaTypes ?? [];
+  const essence = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return accepted.includes(essence) ? undefined : `This route takes the file as the body, with Content-Type ${accepted.join(', ')}; got ${got}.`;
 }
 
 async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Body> | undefined): Promise<void> {
@@ -142,7 +151,7 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
       }
       x.bytesIn = body.length;
       // A chunked body may turn out empty; no worker is needed to say so.
-      if (body.length === 0 && route.body === 'json') return missingBody(x);
+      if (body.length === 0 && (route.body === 'json' || route.body === 'binary')) return missingBody(x, route);
     }
     const context: RouteContext = {
       request: x.request,
@@ -224,8 +233,9 @@ function overBudget(x: Exchange): void {
   );
 }
 
-function missingBody(x: Exchange): void {
-  x.fail('bad-request', { detail: 'This route needs a JSON body; the request has none.' }, { close: x.bodyPending });
+function missingBody(x: Exchange, route: MountedRoute): void {
+  const what = route.body === 'binary' ? 'the file as its body' : 'a JSON body';
+  x.fail('bad-request', { detail: `This route needs ${what}; the request has none.` }, { close: x.bodyPending });
 }
 
 /** The body limit of this request: its key's tier's, or the global cap on routes that take no key. */

@@ -19,8 +19,13 @@ export interface Route {
   readonly path: string;
   /** Minimum tier, or 'none' for the unauthenticated probes. */
   readonly auth: Tier | 'none';
-  /** 'json': a JSON body is required (415 otherwise); 'optional-json': none, or JSON; 'none': any body is ignored. */
-  readonly body: 'json' | 'optional-json' | 'none';
+  /**
+   * 'json': a JSON body is required (415 otherwise); 'optional-json': none, or JSON; 'none': any body is ignored;
+   * 'binary': a body of one of `mediaTypes` is required (a file sent as it is, e.g. a font).
+   */
+  readonly body: 'json' | 'optional-json' | 'none' | 'binary';
+  /** For 'binary' bodies: the Content-Types accepted (lower case, without parameters). */
+  readonly mediaTypes?: readonly string[];
   /** Operation name listed by /api/v1/capabilities, for routes that are operations. */
   readonly operation?: string;
   /** Hash the body as it arrives (Body.sha256) when this says so, e.g. when an Idempotency-Key is sent. */

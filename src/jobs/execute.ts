@@ -5,6 +5,7 @@
 import type { RenderOptions } from '../../workers/protocol.js';
 import type { FairClient } from '../pool/fair-queue.js';
 import type { WorkerPool } from '../pool/pool.js';
+import type { FontStore } from '../store/fonts.js';
 import type { JobStore } from '../store/jobs.js';
 
 export interface ExecuteOptions {
@@ -12,6 +13,8 @@ export interface ExecuteOptions {
   readonly pool: WorkerPool;
   readonly timeoutMs: number;
   readonly maxPages: number;
+  /** The job owner's registered fonts, which its set_font operations may name. */
+  readonly fonts?: FontStore;
 }
 
 export interface Execution {
@@ -40,7 +43,8 @@ export async function executeJob(options: ExecuteOptions, id: string, execution:
   }
   const body = new ArrayBuffer(bytes.byteLength);
   new Uint8Array(body).set(bytes);
-  const renderOptions: RenderOptions = { maxPages: options.maxPages, progress: execution.progress.buffer as SharedArrayBuffer };
+  const fonts = await options.fonts?.files(started.owner);
+  const renderOptions: RenderOptions = { maxPages: options.maxPages, progress: execution.progress.buffer as SharedArrayBuffer, ...(fonts === undefined ? {} : { fonts }) };
   const result = await pool.run('render', { body, length: bytes.byteLength, options: { ...renderOptions } }, execution.signal, {
     timeoutMs: options.timeoutMs,
     abortGraceMs: 0,

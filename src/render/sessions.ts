@@ -14,6 +14,7 @@ import { renderEnvelope } from '../http/envelope.js';
 import { HttpProblem } from '../http/problem.js';
 import type { Method, Route, RouteContext, RouteResult } from '../http/route.js';
 import type { WorkerPool } from '../pool/pool.js';
+import type { FontStore } from '../store/fonts.js';
 import type { SessionRecord, SessionStatus, SessionStore } from '../store/sessions.js';
 
 export interface SessionRoutesDeps {
@@ -28,6 +29,8 @@ export interface SessionRoutesDeps {
   readonly idleSeconds: number;
   /** The wall clock sessions are stamped with (ms since the epoch), the one the store measures idle time on. */
   readonly now: () => number;
+  /** The clients' registered fonts, which the session's set_font operations may name. */
+  readonly fonts?: FontStore;
 }
 
 const SESSION_ID = /^sess_[a-f0-9]{24}$/;
@@ -203,7 +206,8 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
           const bytes = Buffer.from(request, 'utf8');
           const buffer = new ArrayBuffer(bytes.byteLength);
           new Uint8Array(buffer).set(bytes);
-          value = await dispatch(deps.pool, context, 'render', { maxPages: deps.maxPages }, { buffer, length: bytes.byteLength });
+          const fonts = await deps.fonts?.files(context.principal?.label as string);
+          value = await dispatch(deps.pool, context, 'render', fonts === undefined ? { maxPages: deps.maxPages } : { maxPages: deps.maxPages, fonts }, { buffer, length: bytes.byteLength });
         } catch (error) {
           // No PDF was made (a worker error, the timeout, a full pool, the client gone): the session is
           // active again with its operations, so the render can be retried. Should the store be

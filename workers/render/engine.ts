@@ -28,6 +28,8 @@ export interface RenderLimits {
   readonly maxPages: number;
   /** Called as operations complete, with 0-99; 100 is the saved document. */
   readonly onProgress?: (percent: number) => void;
+  /** The client's registered fonts, family → file (RenderOptions.fonts). */
+  readonly fonts?: Readonly<Record<string, string>>;
 }
 
 export async function renderDocument(request: RenderRequest, limits: RenderLimits): Promise<Uint8Array> {
@@ -37,7 +39,7 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
     pageSize(name ?? request.page_size, orientation ?? request.orientation) as [number, number];
   checkContentBox(size(undefined, undefined), margins, 'margin');
   const flow = new Flow(size(undefined, undefined), margins, limits.maxPages);
-  const fonts = new FontBook(doc);
+  const fonts = new FontBook(doc, limits.fonts);
   const context: RenderContext = { doc, flow, fonts, style: DEFAULT_STYLE, pageSize: size };
 
   for (const [index, op] of request.operations.entries()) {

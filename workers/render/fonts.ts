@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Document, Font } from '../seams/pdf.js';
+import { registeredFont } from './registered-fonts.js';
 
 export interface FontChoice {
   readonly family: string;
@@ -103,7 +104,23 @@ export class FontBook {
   readonly #custom = new Map<string, Map<Variant, Font>>();
   readonly #fallbacks = new Map<string, Font>();
 
-  constructor(private readonly doc: Document) {}
+  constructor(
+    private readonly doc: Document,
+    /** The client's registered fonts: family → file (RenderOptions.fonts). */
+    private readonly registered?: Readonly<Record<string, string>>,
+  ) {}
+
+  /**
+   * Loads a family the client registered (PUT /api/v1/fonts/{family}) as
+   * its regular face, so bold and italic use it too, as for a family sent
+   * with one face. False when the client has no such family.
+   */
+  async loadRegistered(family: string): Promise<boolean> {
+    const bytes = await registeredFont(this.registered, family);
+    if (bytes === undefined) return false;
+    await this.register({ family, bold: false, italic: false }, bytes);
+    return true;
+  }
 
   /** Registers a custom font as a variant of `family`. Rejects with FontError for unreadable data. */
   async register(choice: FontChoice, bytes: Uint8Array): Promise<void> {

@@ -2,13 +2,15 @@
 // (Helvetica, Times, Courier, Symbol, ZapfDingbats, or any of the 14
 // standard names), or a custom family registered here by sending its
 // TrueType/OpenType data; later set_font calls refer to it by name, and
-// bold/italic pick the variants registered for it.
+// bold/italic pick the variants registered for it. A family sent with no
+// data may also be one the client registered once with
+// PUT /api/v1/fonts/{family} (registered-fonts.ts).
 import * as v from 'valibot';
 import { BoundedMap } from '../../util/bounded-map.js';
 import { FontError } from '../../seams/pdf.js';
 import { color, fontSize } from '../fields.js';
 import { decodeBase64Field, RenderError } from '../errors.js';
-import type { OperationType } from '../context.js';
+import type { OperationType, RenderContext } from '../context.js';
 import { isStandardFamily, standardFamilyOf } from '../fonts.js';
 
 /** Fonts larger than this are refused; CJK fonts are 15-20 MB. */
@@ -51,12 +53,12 @@ export const setFont: OperationType<typeof schema> = {
         if (!(error instanceof FontError)) throw error;
         throw new RenderError([{ field: `${at}.data`, code: 'INVALID_FONT', message: error.message }], error.cause);
       }
-    } else if (!context.fonts.isKnown(family)) {
+    } else if (!context.fonts.isKnown(family) && !(await loadRegistered(context, family, at))) {
       throw new RenderError([
         {
           field: `${at}.family`,
           code: 'UNKNOWN_FONT',
-          message: `"${family}" is neither a standard font nor a family registered earlier with data`,
+          message: `"${family}" is neither a standard font, a family sent earlier in this request with data, nor a font this client registered (GET /api/v1/fonts lists them)`,
         },
       ]);
     }
@@ -71,6 +73,16 @@ export const setFont: OperationType<typeof schema> = {
     };
   },
 };
+
+/** A registered font was checked when it was registered; one that still fails (a damaged glyph) is named on this operation. */
+async function loadRegistered(context: RenderContext, family: string, at: string): Promise<boolean> {
+  try {
+    return await context.fonts.loadRegistered(family);
+  } catch (error) {
+    if (!(error instanceof FontError)) throw error;
+    throw new RenderError([{ field: `${at}.family`, code: 'INVALID_FONT', message: `the registered font "${family}": ${error.message}` }], error.cause);
+  }
+}
 
 /**
  * Clients send the same font with every request; decoding, checking and
