@@ -10,6 +10,7 @@ export { fontRegister as 'font-register' } from './font/register-task.js';
 export { merge } from './docops/merge.js';
 export { split } from './docops/split.js';
 export { sign } from './sign/sign.js';
+export { fillForm as 'fill-form' } from './docops/fill-form.js';
 export { extractText as 'extract-text' } from './read/extract-text-task.js';
 export { extractTextCapability as 'capability-extract-text' } from './read/text-capability-task.js';
 export { compare } from './compare/task.js';

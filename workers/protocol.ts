@@ -29,6 +29,8 @@ export interface TaskMap {
   split: { options: DocOpsOptions; value: TaskValue };
   /** POST /api/v1/sign: a PAdES B-B signature as an incremental update. */
   sign: { options: SignOptions; value: TaskValue };
+  /** POST /api/v1/fill-form: values into AcroForm fields, with appearances; optionally flattened. */
+  'fill-form': { options: DocOpsOptions; value: TaskValue };
   'extract-text': { options: ReadOptions; value: AccelValue };
   /** The render API's extract-text (POST /api/v1/extract-text): plain text or blocks per page. */
   'capability-extract-text': { options: ReadOptions; value: AccelValue };
@@ -118,7 +120,8 @@ export type AccelFailureCode =
   | 'invalid-pdf-data'
   | 'pdf-password-required'
   | 'signing-identity-missing'
-  | 'document-certified';
+  | 'document-certified'
+  | 'xfa-form-unsupported';
 
 export interface FieldError {
   /** Path of the offending field, e.g. `operations[3].width`. */

@@ -18,6 +18,7 @@ export function capabilityRoutes(pool: WorkerPool, config: Config): Route[] {
     { operation: 'merge', tier: 'core', task: 'merge', result: 'binary', options: docops },
     { operation: 'split', tier: 'core', task: 'split', result: 'binary', options: docops },
     { operation: 'sign', tier: 'pro', task: 'sign', result: 'binary', options: signing },
+    { operation: 'fill-form', tier: 'pro', task: 'fill-form', result: 'binary', options: docops },
   ];
   return operations.map((operation) => capabilityRoute(pool, config.version, operation));
 }

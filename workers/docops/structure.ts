@@ -53,11 +53,16 @@ export async function openSource(bytes: Uint8Array, password: string | undefined
     structure = await readStructure(bytes, password);
   } catch (error) {
     if (!(error instanceof OpenFailure)) throw error;
-    if (error.reason === 'unreadable') throw TaskFailure.content('invalid-pdf-data', field, 'INVALID_PDF', error.message, error.cause);
-    const message = `The PDF in ${field} ${error.message}`;
-    const entry: FieldError = error.reason === 'password-required' ? { field: passwordField, code: 'REQUIRED', message } : { field: passwordField, code: 'INCORRECT', message };
-    throw new TaskFailure('pdf-password-required', message, [entry]);
+    throw openFailure(error, field, passwordField);
   }
   if (structure.pageCount === 0) throw TaskFailure.content('invalid-pdf-data', field, 'INVALID_PDF', 'has no pages (or its page tree cannot be read).');
   return structure;
+}
+
+/** Why a source did not open, as the client's 422: an unreadable file, or its password missing or wrong. */
+export function openFailure(error: OpenFailure, field: string, passwordField: string): TaskFailure {
+  if (error.reason === 'unreadable') return TaskFailure.content('invalid-pdf-data', field, 'INVALID_PDF', error.message, error.cause);
+  const message = `The PDF in ${field} ${error.message}`;
+  const entry: FieldError = error.reason === 'password-required' ? { field: passwordField, code: 'REQUIRED', message } : { field: passwordField, code: 'INCORRECT', message };
+  return new TaskFailure('pdf-password-required', message, [entry]);
 }

@@ -77,7 +77,8 @@ const FALLBACK_CLASS: ReadonlyMap<string, DejaVuClass> = new Map([
 const dejavuDir = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 /** Font files read once per worker; the same bytes object lets the seam's parse cache hit. */
 const dejavuBytes = new Map<string, Uint8Array>();
-function dejavu(file: string): Uint8Array {
+/** A DejaVu face by file name (DejaVuSans, ...), read once per worker; also the form filler's fallback font. */
+export function dejavu(file: string): Uint8Array {
   let bytes = dejavuBytes.get(file);
   if (bytes === undefined) {
     bytes = new Uint8Array(readFileSync(join(dejavuDir, `${file}.ttf`)));

@@ -64,16 +64,22 @@ export class OpenFailure extends Error {
 const MAX_OUTLINE_ITEMS = 10_000;
 const MAX_OUTLINE_DEPTH = 32;
 
+/** How the form seam (pdf-form.ts) loads: ready for an incremental update, XFA kept until it decides. */
+export interface OpenSettings {
+  readonly forIncrementalUpdate?: boolean;
+  readonly preserveXFA?: boolean;
+}
+
 /** Loads a source with pdf-lib; throws OpenFailure with the slug the task fails with. */
-export async function openSource(bytes: Uint8Array, password: string | undefined): Promise<PDFDocument> {
+export async function openSource(bytes: Uint8Array, password: string | undefined, settings: OpenSettings = {}): Promise<PDFDocument> {
   try {
     // updateMetadata false: reading must not stamp our producer on the source.
-    return await PDFDocument.load(bytes, { password, updateMetadata: false, parseSpeed: Number.POSITIVE_INFINITY });
+    return await PDFDocument.load(bytes, { password, updateMetadata: false, parseSpeed: Number.POSITIVE_INFINITY, ...settings });
   } catch (error) {
     const name = (error as Error).constructor.name;
     // Encrypted with an empty user password (only an owner password set): every
     // reader opens it without asking, so do we (camelot's birdisland.pdf is one).
-    if (name === 'EncryptedPDFError' && password === undefined) return openSource(bytes, '');
+    if (name === 'EncryptedPDFError' && password === undefined) return openSource(bytes, '', settings);
     if (name === 'EncryptedPDFError' || (password === '' && /password/i.test((error as Error).message))) {
       throw new OpenFailure('password-required', 'is encrypted and needs its password to open; send it in the password member next to it.');
     }

@@ -1,0 +1,83 @@
+// The `fill-form` task (POST /api/v1/fill-form, pro): values into a PDF's
+// AcroForm fields by fully qualified name, with appearance streams so that
+// every viewer shows them (workers/seams/pdf-form.ts), optionally flattened
+// into the pages.
+//
+// Decisions where the issue is silent (README "fill-form"):
+// - a signed document is filled as an incremental update, so its
+//   signatures stay valid over what they signed, as when a person fills a
+//   signed form in a viewer; flattening it is refused, since that rewrites
+//   the signed pages and removes the signature fields;
+// - a certification signature that allows no changes (DocMDP P 1) is 422
+//   document-certified, as for sign;
+// - an XFA-only form (no AcroForm fields) is 422 xfa-form-unsupported; a
+//   hybrid form loses its XFA part, so XFA viewers show the AcroForm values;
+// - an encrypted document is opened with `password` and written
+//   unencrypted, as merge and split do.
+import * as v from 'valibot';
+import type { DocOpsOptions } from '../protocol.js';
+import { OpenFailure, openForm, type FormDocument } from '../seams/pdf-form.js';
+import { missingCharacters } from '../seams/pdf-form-appearance.js';
+import { dejavu } from '../render/fonts.js';
+import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
+import { decodePdfField } from '../task/pdf-field.js';
+import { NO_DECODED_CAP, Password } from './fields.js';
+import { checkValues } from './form-values.js';
+import { openFailure } from './structure.js';
+
+/** Fields in one request: far more than any form has, bounded so a request cannot ask for unbounded work. */
+export const MAX_FILLED_FIELDS = 10_000;
+const FALLBACK_FONT = 'DejaVuSans';
+
+const FillFormRequest = v.strictObject({
+  pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  password: v.optional(Password),
+  fields: v.pipe(
+    v.record(v.string(), v.unknown()),
+    v.check((fields) => Object.keys(fields).length <= MAX_FILLED_FIELDS, `must name at most ${MAX_FILLED_FIELDS} fields`),
+  ),
+  flatten: v.optional(v.boolean(), false),
+  force: v.optional(v.boolean(), false),
+});
+
+type FillFormRequest = v.InferOutput<typeof FillFormRequest>;
+
+export const fillForm = binaryTask(FillFormRequest, async (request: FillFormRequest, _options: DocOpsOptions): Promise<BinaryResult> => {
+  const bytes = decodePdfField(request.pdf, 'pdf', NO_DECODED_CAP);
+  const font = dejavu(FALLBACK_FONT);
+  let form: FormDocument;
+  try {
+    form = await openForm(bytes, request.password, font);
+  } catch (error) {
+    if (!(error instanceof OpenFailure)) throw error;
+    throw openFailure(error, 'pdf', 'password');
+  }
+  refuseDocument(form, request);
+  const { values, errors } = checkValues(request.fields, form, request.force, (text) => missingCharacters(text, font));
+  if (errors.length > 0) {
+    const detail = errors.length === 1 ? `${errors[0]?.field}: ${errors[0]?.message}` : `${errors.length} fields cannot be filled as sent; errors[] names each.`;
+    throw new TaskFailure('invalid', detail, errors);
+  }
+  await form.fill(values);
+  return { bytes: await form.save({ flatten: request.flatten }), mediaType: 'application/pdf' };
+}, { binaryFields: ['pdf'] });
+
+/** The document-level refusals, before any value is looked at. */
+function refuseDocument(form: FormDocument, request: FillFormRequest): void {
+  if (form.xfa === 'only') {
+    throw new TaskFailure('xfa-form-unsupported', 'The form is an XFA form with no AcroForm fields to fill. Fill it in an XFA-capable application, or export it as an AcroForm (static) PDF and send that.', [
+      { field: 'pdf', code: 'XFA_FORM', message: 'An XFA-only form: its fields exist only in the XFA data, which this server does not fill.' },
+    ]);
+  }
+  if (form.certifiedNoChanges) {
+    throw new TaskFailure('document-certified', 'The document carries a certification signature that allows no changes (DocMDP P=1); filling its form would invalidate it.', [
+      { field: 'pdf', code: 'CERTIFIED_NO_CHANGES', message: 'A certification signature with DocMDP P=1 forbids any change, form filling included.' },
+    ]);
+  }
+  if (form.signed && request.flatten) {
+    throw TaskFailure.field('flatten', 'INVALID_VALUE', 'The document is signed: flattening rewrites the signed pages and removes the signature fields, which invalidates the signatures. Fill it without flatten (an incremental update that keeps them valid).');
+  }
+  if (form.signed && form.encrypted) {
+    throw TaskFailure.content('invalid-pdf-data', 'pdf', 'INVALID_PDF', 'is signed and encrypted; it cannot be filled as an incremental update here. Fill it before it is encrypted.');
+  }
+}
