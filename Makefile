@@ -1,6 +1,6 @@
 # A thin layer over the npm scripts (STYLE.md). `make run` and `make test`
 # work on a fresh Debian 12 machine with Node 20 and npm.
-.PHONY: install build run test bench tools clean corpus-tables corpus-text bench-compare
+.PHONY: install build run test bench tools clean corpus-tables corpus-text bench-compare corpus-ua
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -43,6 +43,12 @@ corpus-tables: build
 # (README "Reading PDFs"); about two minutes, not part of `make test`.
 corpus-text: build
 	node dist/bench/corpus-text.js $(CURDIR)/../shared/corpus
+
+# PDF/UA-1 verdict agreement with veraPDF's labelled corpus on
+# ../shared/corpus/verapdf/PDF_UA-1 (README "Accessibility check"): per clause,
+# overall, the disagreeing files and the run time; a few seconds, not part of `make test`.
+corpus-ua: build
+	node dist/bench/corpus-validation.js ua $(CURDIR)/../shared/corpus/verapdf
 
 clean:
 	rm -rf dist node_modules

@@ -1,0 +1,108 @@
+// Verdict agreement with veraPDF's labelled corpus (`make corpus-ua`,
+// `make corpus-pdfa`): every file of a profile's folders is validated
+// in-process, and its verdict compared with its label. The corpus README
+// (../shared/corpus/README.md) gives the labels: a `-pass-` file conforms, a
+// `-fail-` file breaks the clause its folder names ("7.18.3 Tab order" is
+// clause 7.18.3), and agreeing on a fail file means calling it non-compliant
+// AND citing a rule of that clause ("7.18.3-1"). Prints agreement per clause
+// and overall, the files that disagree, and the run time. Reads
+// ../shared/corpus/verapdf/: not part of `make test`, which must not need it.
+import { readdir, readFile } from 'node:fs/promises';
+import { basename, dirname, join, relative } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { checkAccessibility } from '../workers/analysis/ua/check.js';
+import type { RuleReport } from '../workers/analysis/rules.js';
+
+interface Profile {
+  /** Folders of the corpus root validated with this profile. */
+  readonly folders: readonly string[];
+  validate(bytes: Uint8Array, folder: string): Promise<RuleReport>;
+}
+
+/** One entry per `make corpus-*` target; NAME=pdfa adds its PDF/A profiles here. */
+const PROFILES: Readonly<Record<string, Profile>> = {
+  ua: { folders: ['PDF_UA-1'], validate: (bytes) => checkAccessibility(bytes, undefined) },
+};
+
+const [profileName = 'ua', rootArgument] = process.argv.slice(2);
+const ROOT = rootArgument ?? fileURLToPath(new URL('../../../shared/corpus/verapdf/', import.meta.url));
+
+async function* pdfFiles(folder: string): AsyncGenerator<string> {
+  for (const entry of (await readdir(folder, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) yield* pdfFiles(path);
+    else if (entry.name.toLowerCase().endsWith('.pdf')) yield path;
+  }
+}
+
+/** "7.18.3 Tab order" → "7.18.3"; "6.1.2 File header" → "6.1.2". */
+function clauseOf(path: string): string {
+  return basename(dirname(path)).split(' ')[0]!;
+}
+
+interface Outcome {
+  readonly file: string;
+  readonly clause: string;
+  readonly expected: 'pass' | 'fail';
+  /** The verdict matches the label (compliant for pass files, non-compliant for fail files). */
+  readonly verdictAgrees: boolean;
+  /** The verdict matches and a fail file's failures cite its clause. */
+  readonly agrees: boolean;
+  readonly why?: string;
+}
+
+function judge(file: string, report: RuleReport | Error): Outcome {
+  const clause = clauseOf(file);
+  const expected = /-fail-/.test(basename(file)) ? 'fail' : 'pass';
+  if (report instanceof Error) return { file, clause, expected, verdictAgrees: false, agrees: false, why: `error: ${report.message.slice(0, 120)}` };
+  const rules = report.failures.map((failure) => failure.rule);
+  const verdictAgrees = report.compliant === (expected === 'pass');
+  if (!verdictAgrees) return { file, clause, expected, verdictAgrees, agrees: false, why: expected === 'pass' ? `called non-compliant: ${rules.join(' ')}` : 'called compliant' };
+  if (expected === 'pass' || rules.some((rule) => rule.startsWith(`${clause}-`))) return { file, clause, expected, verdictAgrees, agrees: true };
+  return { file, clause, expected, verdictAgrees, agrees: false, why: `does not cite ${clause}: ${rules.join(' ')}` };
+}
+
+async function main(): Promise<void> {
+  const profile = PROFILES[profileName];
+  if (profile === undefined) throw new Error(`unknown profile ${profileName}; one of ${Object.keys(PROFILES).join(', ')}`);
+  const outcomes: Outcome[] = [];
+  let pages = 0;
+  const started = performance.now();
+  for (const folder of profile.folders) {
+    for await (const file of pdfFiles(join(ROOT, folder))) {
+      const bytes = new Uint8Array(await readFile(file));
+      let report: RuleReport | Error;
+      try {
+        report = await profile.validate(bytes, folder);
+      } catch (error) {
+        report = error as Error;
+      }
+      outcomes.push(judge(relative(ROOT, file), report));
+      pages += countPages(bytes);
+    }
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const byClause = new Map<string, Outcome[]>();
+  for (const outcome of outcomes) byClause.set(outcome.clause, [...(byClause.get(outcome.clause) ?? []), outcome]);
+  const percent = (list: readonly Outcome[], agrees: (o: Outcome) => boolean = (o) => o.agrees) => `${((100 * list.filter(agrees).length) / list.length).toFixed(1)}%`;
+  console.log(`${'clause'.padEnd(12)} files  agree  pass-files fail-files`);
+  for (const [clause, list] of [...byClause].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))) {
+    const count = (expected: string) => `${list.filter((o) => o.expected === expected && o.agrees).length}/${list.filter((o) => o.expected === expected).length}`;
+    console.log(`${clause.padEnd(12)} ${String(list.length).padStart(5)}  ${percent(list).padStart(6)} ${count('pass').padStart(10)} ${count('fail').padStart(10)}`);
+  }
+  console.log(`\nDisagreements:`);
+  for (const outcome of outcomes.filter((o) => !o.agrees)) console.log(`  ${outcome.file}: ${outcome.why}`);
+  console.log(
+    `\n${profileName}: ${outcomes.length} files, verdict agreement ${percent(outcomes, (o) => o.verdictAgrees)}, verdict and clause ${percent(outcomes)}; ` +
+      `${seconds.toFixed(1)} s, ${(pages / seconds).toFixed(1)} pages/s (${pages} pages)`,
+  );
+}
+
+/** Pages by the /Type /Page count in the bytes: only for the pages/s figure, not a verdict. */
+function countPages(bytes: Uint8Array): number {
+  const matches = Buffer.from(bytes).toString('latin1').match(/\/Type\s*\/Page(?![s\w])/g);
+  return Math.max(1, matches?.length ?? 0);
+}
+
+await main();
