@@ -1,6 +1,6 @@
 # A thin layer over the npm scripts (STYLE.md). `make run` and `make test`
 # work on a fresh Debian 12 machine with Node 20 and npm.
-.PHONY: install build run test bench tools clean corpus-tables corpus-text bench-compare corpus-ua
+.PHONY: install build run test bench tools clean corpus-tables corpus-text bench-compare corpus-ua corpus-pdfa
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -49,6 +49,13 @@ corpus-text: build
 # overall, the disagreeing files and the run time; a few seconds, not part of `make test`.
 corpus-ua: build
 	node dist/bench/corpus-validation.js ua $(CURDIR)/../shared/corpus/verapdf
+
+# compliance-check's PDF/A verdict agreement with veraPDF's labelled corpus on
+# ../shared/corpus/verapdf/PDF_A-1b and PDF_A-2b (README "PDF/A agreement with
+# veraPDF"): per clause and family, overall, the run time; not part of `make test`.
+corpus-pdfa: build
+	node dist/bench/corpus-validation.js pdfa-1b $(CURDIR)/../shared/corpus/verapdf
+	node dist/bench/corpus-validation.js pdfa-2b $(CURDIR)/../shared/corpus/verapdf
 
 clean:
 	rm -rf dist node_modules

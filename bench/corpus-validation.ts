@@ -13,6 +13,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { checkAccessibility } from '../workers/analysis/ua/check.js';
 import type { RuleReport } from '../workers/analysis/rules.js';
+import { validatePdfa, type Standard } from '../workers/analysis/pdfa/validate.js';
+import { openObjects } from '../workers/seams/pdf-objects.js';
 
 interface Profile {
   /** Folders of the corpus root validated with this profile. */
@@ -23,7 +25,14 @@ interface Profile {
 /** One entry per `make corpus-*` target; NAME=pdfa adds its PDF/A profiles here. */
 const PROFILES: Readonly<Record<string, Profile>> = {
   ua: { folders: ['PDF_UA-1'], validate: (bytes) => checkAccessibility(bytes, undefined) },
+  'pdfa-1b': { folders: ['PDF_A-1b'], validate: (bytes) => checkPdfa(bytes, 'pdfa-1b') },
+  'pdfa-2b': { folders: ['PDF_A-2b'], validate: (bytes) => checkPdfa(bytes, 'pdfa-2b') },
 };
+
+/** compliance-check's validation, in-process (an unreadable file throws: the service answers it with a 422). */
+async function checkPdfa(bytes: Uint8Array, standard: Standard): Promise<RuleReport> {
+  return validatePdfa(bytes, await openObjects(bytes, undefined), standard);
+}
 
 const [profileName = 'ua', rootArgument] = process.argv.slice(2);
 const ROOT = rootArgument ?? fileURLToPath(new URL('../../../shared/corpus/verapdf/', import.meta.url));
@@ -90,6 +99,15 @@ async function main(): Promise<void> {
   for (const [clause, list] of [...byClause].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))) {
     const count = (expected: string) => `${list.filter((o) => o.expected === expected && o.agrees).length}/${list.filter((o) => o.expected === expected).length}`;
     console.log(`${clause.padEnd(12)} ${String(list.length).padStart(5)}  ${percent(list).padStart(6)} ${count('pass').padStart(10)} ${count('fail').padStart(10)}`);
+  }
+  const byFamily = new Map<string, Outcome[]>();
+  for (const outcome of outcomes) {
+    const family = outcome.clause.split('.').slice(0, 2).join('.');
+    byFamily.set(family, [...(byFamily.get(family) ?? []), outcome]);
+  }
+  console.log(`\n${'family'.padEnd(12)} files  verdict  verdict+clause`);
+  for (const [family, list] of [...byFamily].sort(([a], [b]) => a.localeCompare(b, 'en', { numeric: true }))) {
+    console.log(`${family.padEnd(12)} ${String(list.length).padStart(5)}  ${percent(list, (o) => o.verdictAgrees).padStart(7)}  ${percent(list).padStart(14)}`);
   }
   console.log(`\nDisagreements:`);
   for (const outcome of outcomes.filter((o) => !o.agrees)) console.log(`  ${outcome.file}: ${outcome.why}`);

@@ -18,3 +18,4 @@ export { compareCapability as 'capability-compare' } from './compare/capability-
 export { parse } from './read/parse-task.js';
 export { ragChunk as 'rag-chunk' } from './rag/chunk-task.js';
 export { ragEmbed as 'rag-embed' } from './rag/embed-task.js';
+export { complianceCheck as 'compliance-check' } from './analysis/compliance-check-task.js';

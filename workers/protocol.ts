@@ -42,6 +42,8 @@ export interface TaskMap {
   'rag-chunk': { options: ReadOptions; value: AccelValue };
   /** POST /v1/rag/embed: vectors of the built-in model, or (REMOTE_EMBED_MEDIA_TYPE) the validated request for a remote one. */
   'rag-embed': { options: RagEmbedOptions; value: AccelValue };
+  /** POST /api/v1/compliance-check: a PDF checked against PDF/A (ISO 19005) rule by rule. */
+  'compliance-check': { options: NoOptions; value: AccelValue };
 }
 
 /** The named exports of workers/index.ts. */

@@ -1,0 +1,39 @@
+// The render API's `compliance-check` (POST /api/v1/compliance-check,
+// enterprise): a PDF checked against PDF/A (ISO 19005) the way veraPDF does,
+// rule by rule (pdfa/validate.ts), with each failure's rule id as veraPDF
+// names it, how often and on which pages it fails.
+import * as v from 'valibot';
+import { openObjects } from '../seams/pdf-objects.js';
+import { OpenFailure } from '../seams/pdf-structure.js';
+import type { FieldError } from '../protocol.js';
+import { jsonTask, TaskFailure, type JsonResult } from '../task/json-task.js';
+import { decodePdfField } from '../task/pdf-field.js';
+import { STANDARDS, validatePdfa } from './pdfa/validate.js';
+
+const ComplianceCheckRequest = v.strictObject({
+  pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  password: v.optional(v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'))),
+  standard: v.optional(v.picklist(STANDARDS, `must be one of ${STANDARDS.join(', ')}`)),
+});
+
+type ComplianceCheckRequest = v.InferOutput<typeof ComplianceCheckRequest>;
+
+export const complianceCheck = jsonTask(ComplianceCheckRequest, async (request: ComplianceCheckRequest): Promise<JsonResult> => {
+  const bytes = decodePdfField(request.pdf, 'pdf', 2 ** 31);
+  let pdf;
+  try {
+    pdf = await openObjects(bytes, request.password);
+  } catch (error) {
+    if (!(error instanceof OpenFailure)) throw error;
+    throw openFailure(error);
+  }
+  const report = validatePdfa(bytes, pdf, request.standard);
+  return { data: report };
+}, { binaryFields: ['pdf'] });
+
+function openFailure(error: OpenFailure): TaskFailure {
+  if (error.reason === 'unreadable') return TaskFailure.content('invalid-pdf-data', 'pdf', 'INVALID_PDF', error.message, error.cause);
+  const message = `The PDF in pdf ${error.message}`;
+  const entry: FieldError = error.reason === 'password-required' ? { field: 'password', code: 'REQUIRED', message } : { field: 'password', code: 'INCORRECT', message };
+  return new TaskFailure('pdf-password-required', message, [entry]);
+}
