@@ -8,6 +8,7 @@ export { imageCompress as 'image-compress' } from './image/compress.js';
 export { fontSubset as 'font-subset' } from './font/subset-task.js';
 export { fontRegister as 'font-register' } from './font/register-task.js';
 export { merge } from './docops/merge.js';
+export { optimize } from './docops/optimize.js';
 export { split } from './docops/split.js';
 export { sign } from './sign/sign.js';
 export { fillForm as 'fill-form' } from './docops/fill-form.js';

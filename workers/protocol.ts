@@ -31,6 +31,8 @@ export interface TaskMap {
   sign: { options: SignOptions; value: TaskValue };
   /** POST /api/v1/fill-form: values into AcroForm fields, with appearances; optionally flattened. */
   'fill-form': { options: DocOpsOptions; value: TaskValue };
+  /** POST /api/v1/optimize: the PDF rewritten smaller, or the input unchanged; its headers say which. */
+  optimize: { options: DocOpsOptions; value: TaskValue };
   'extract-text': { options: ReadOptions; value: AccelValue };
   /** The render API's extract-text (POST /api/v1/extract-text): plain text or blocks per page. */
   'capability-extract-text': { options: ReadOptions; value: AccelValue };
@@ -123,7 +125,8 @@ export type AccelFailureCode =
   | 'pdf-password-required'
   | 'signing-identity-missing'
   | 'document-certified'
-  | 'xfa-form-unsupported';
+  | 'xfa-form-unsupported'
+  | 'document-signed';
 
 export interface FieldError {
   /** Path of the offending field, e.g. `operations[3].width`. */

@@ -28,6 +28,7 @@ export const PROBLEMS = {
   'signing-identity-missing': { status: 422, title: 'Signing Identity Missing' },
   'document-certified': { status: 422, title: 'Document Certified' },
   'xfa-form-unsupported': { status: 422, title: 'XFA Form Unsupported' },
+  'document-signed': { status: 422, title: 'Document Signed' },
   'client-rate-exceeded': { status: 429, title: 'Too Many Requests' },
   'rate-limit-exceeded': { status: 429, title: 'Too Many Requests' },
   internal: { status: 500, title: 'Internal Server Error' },

@@ -19,6 +19,7 @@ export function capabilityRoutes(pool: WorkerPool, config: Config): Route[] {
     { operation: 'split', tier: 'core', task: 'split', result: 'binary', options: docops },
     { operation: 'sign', tier: 'pro', task: 'sign', result: 'binary', options: signing },
     { operation: 'fill-form', tier: 'pro', task: 'fill-form', result: 'binary', options: docops },
+    { operation: 'optimize', tier: 'pro', task: 'optimize', result: 'binary', options: docops },
     { operation: 'compliance-check', tier: 'enterprise', task: 'compliance-check', result: 'json', options: {} },
   ];
   return operations.map((operation) => capabilityRoute(pool, config.version, operation));
