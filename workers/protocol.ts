@@ -39,6 +39,8 @@ export interface TaskMap {
   compare: { options: ReadOptions; value: AccelValue };
   /** The render API's compare (POST /api/v1/compare): the same comparison, the render API's request. */
   'capability-compare': { options: ReadOptions; value: AccelValue };
+  /** POST /api/v1/forensic-analyze: revisions, signatures, active content, hidden text, findings. */
+  'forensic-analyze': { options: ReadOptions; value: AccelValue };
   parse: { options: ReadOptions; value: AccelValue };
   /** POST /v1/rag/chunk: a PDF in chunks for retrieval. */
   'rag-chunk': { options: ReadOptions; value: AccelValue };

@@ -21,6 +21,7 @@ export function capabilityRoutes(pool: WorkerPool, config: Config): Route[] {
     { operation: 'fill-form', tier: 'pro', task: 'fill-form', result: 'binary', options: docops },
     { operation: 'optimize', tier: 'pro', task: 'optimize', result: 'binary', options: docops },
     { operation: 'compliance-check', tier: 'enterprise', task: 'compliance-check', result: 'json', options: {} },
+    { operation: 'forensic-analyze', tier: 'enterprise', task: 'forensic-analyze', result: 'json', options: read },
   ];
   return operations.map((operation) => capabilityRoute(pool, config.version, operation));
 }
