@@ -8,13 +8,14 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
-import { pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
+import { pdfFonts, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
+import { darkPixels } from './helpers/raster.js';
 import { startTestServer } from './helpers/server.js';
 import { signedPdf } from './helpers/signed-pdf.js';
 import { embeddedSignatures, makeIdentities, opensslVerify, pdfsig } from './helpers/signing.js';
@@ -147,5 +148,38 @@ test('sign: PAdES baseline B-B', async (t) => {
     assert.equal(taken.status, 422);
     assert.equal((await readProblem(taken)).errors?.[0]?.code, 'DUPLICATE');
     assert.equal((await call({ pdf: b64(source) }, server.base, KEYS.core)).status, 403);
+  });
+
+  await t.test('appearance: a visible box on the page asked for, painted by poppler, the signature valid', async () => {
+    const box = { page: 2, x: 300, y: 600, width: 240, height: 72 };
+    // pdf-lib's default page, A4: 595.28 x 841.89 points.
+    const pageHeight = (await PDFDocument.load(source)).getPage(1).getHeight();
+    const bottom = Math.round((pageHeight - box.y - box.height) * 100) / 100;
+    const inside = { x: box.x + 6, y: bottom + 6, width: box.width - 12, height: box.height - 12 };
+    assert.equal(await darkPixels(source, inside, pageHeight, 2), 0);
+    const pdf = await pdfOf(await call({ pdf: b64(source), reason: 'Approved', location: 'Zürich', appearance: { ...box, text: 'Σύμβαση 2026-001' } }));
+    assert.deepEqual((await pdfsig(pdf)).map((s) => [s.validation, s.type]), [['Signature is Valid.', 'ETSI.CAdES.detached']]);
+    // The widget is on page 2 at the box, in PDF space (origin bottom-left): y from 841.89 - 600 - 72.
+    const doc = await PDFDocument.load(pdf);
+    const widgets = doc.getPage(1).node.Annots()?.asArray().map((ref) => doc.context.lookup(ref, PDFDict)) ?? [];
+    const widget = widgets.find((annot) => annot.get(PDFName.of('FT'))?.toString() === '/Sig');
+    assert.ok(widget !== undefined, 'a signature widget on page 2');
+    assert.deepEqual(widget.lookup(PDFName.of('Rect'), PDFArray).asArray().map(String), ['300', String(bottom), '540', String(Math.round((bottom + 72) * 100) / 100)]);
+    assert.ok(widget.lookup(PDFName.of('AP'), PDFDict).get(PDFName.of('N')) !== undefined, 'a normal appearance');
+    // The Greek line needs DejaVu Sans, embedded as a subset; poppler paints the lines inside the frame.
+    assert.ok((await pdfFonts(pdf)).some((font) => font.name.includes('DejaVuSans') && font.embedded && font.subset));
+    assert.ok((await darkPixels(pdf, inside, pageHeight, 2)) > 200);
+  });
+
+  await t.test('appearance: a page past the end, a box past the page edge, a box too small', async () => {
+    const errorOf = async (appearance: unknown): Promise<[string | undefined, string | undefined]> => {
+      const response = await call({ pdf: b64(source), appearance });
+      assert.equal(response.status, 422);
+      const problem = await readProblem(response);
+      return [problem.errors?.[0]?.field, problem.errors?.[0]?.code];
+    };
+    assert.deepEqual(await errorOf({ page: 3, x: 10, y: 10, width: 100, height: 40 }), ['appearance.page', 'OUT_OF_RANGE']);
+    assert.deepEqual(await errorOf({ page: 1, x: 600, y: 10, width: 100, height: 40 }), ['appearance', 'OUT_OF_RANGE']);
+    assert.deepEqual(await errorOf({ page: 1, x: 10, y: 10, width: 5, height: 40 }), ['appearance.width', 'OUT_OF_RANGE']);
   });
 });

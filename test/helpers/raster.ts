@@ -14,10 +14,10 @@ export interface Area {
   readonly height: number;
 }
 
-/** Pixels darker than mid-grey in `area` of page 1, rendered at 72 dpi (one pixel a point). */
-export async function darkPixels(pdf: Uint8Array, area: Area, pageHeight = 792): Promise<number> {
+/** Pixels darker than mid-grey in `area` of a page (1-based), rendered at 72 dpi (one pixel a point). */
+export async function darkPixels(pdf: Uint8Array, area: Area, pageHeight = 792, page = 1): Promise<number> {
   const top = Math.round(pageHeight - area.y - area.height);
-  const args = ['-f', '1', '-l', '1', '-r', '72', '-gray', '-x', String(Math.round(area.x)), '-y', String(top), '-W', String(Math.round(area.width)), '-H', String(Math.round(area.height))];
+  const args = ['-f', String(page), '-l', String(page), '-r', '72', '-gray', '-x', String(Math.round(area.x)), '-y', String(top), '-W', String(Math.round(area.width)), '-H', String(Math.round(area.height))];
   const pgm = await withFile(pdf, async (path) => (await run('pdftoppm', [...args, path], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 })).stdout as Buffer);
   // Binary PGM (P5): three header lines (magic, width height, maxval), then one byte a pixel.
   let offset = 0;

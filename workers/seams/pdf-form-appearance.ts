@@ -16,7 +16,8 @@ import { fontkitShim, parseFont } from './fonts-parse.js';
 const WIN_ANSI_EXTRA = new Set([...'€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ'].map((c) => c.codePointAt(0) as number));
 const LAYOUT = new Set([0x0a, 0x0d, 0x09]);
 
-function inWinAnsi(codePoint: number): boolean {
+/** Whether Helvetica (a standard font, WinAnsiEncoding) can draw it; tab and line breaks are layout, not drawn. */
+export function inWinAnsi(codePoint: number): boolean {
   return (codePoint >= 0x20 && codePoint <= 0x7e) || (codePoint >= 0xa0 && codePoint <= 0xff) || WIN_ANSI_EXTRA.has(codePoint) || LAYOUT.has(codePoint);
 }
 

@@ -4,6 +4,7 @@
 // covered and a document signed twice has two valid signatures. The
 // signature dictionary gets a /ByteRange and a zero-filled /Contents
 // placeholder; workers/sign/ fills both in.
+import { signatureAppearance } from './pdf-signature-appearance.js';
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, ParseSpeeds } from '@cantoo/pdf-lib';
 
 export interface SignatureField {
@@ -15,6 +16,22 @@ export interface SignatureField {
   readonly signedAt: Date;
   /** Bytes reserved for the DER CMS in /Contents. */
   readonly contentsBytes: number;
+  /** A visible box; without it the signature is invisible. */
+  readonly appearance?: SignatureBox;
+}
+
+/** Where the visible signature goes and what it shows. */
+export interface SignatureBox {
+  /** 0-based page index. */
+  readonly page: number;
+  /** The box's top-left corner and size, in points from the page's top-left corner (its crop box), y down. */
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  readonly lines: readonly string[];
+  /** The font for text Helvetica cannot draw (DejaVu Sans). */
+  readonly fallbackFont: Uint8Array;
 }
 
 export interface PlacedSignature {
@@ -31,7 +48,9 @@ export interface PlacedSignature {
 export type SignatureRefusal =
   | { readonly reason: 'unreadable' | 'encrypted'; readonly cause?: string }
   | { readonly reason: 'certified-no-changes' }
-  | { readonly reason: 'field-exists'; readonly name: string };
+  | { readonly reason: 'field-exists'; readonly name: string }
+  | { readonly reason: 'no-such-page'; readonly pageCount: number }
+  | { readonly reason: 'box-outside-page'; readonly pageWidth: number; readonly pageHeight: number };
 
 export class SignatureRefused extends Error {
   constructor(readonly refusal: SignatureRefusal) {
@@ -75,10 +94,25 @@ export async function placeSignature(original: Uint8Array, field: SignatureField
       ...(field.contactInfo === undefined ? {} : { ContactInfo: PDFHexString.fromText(field.contactInfo) }),
     }),
   );
-  const page = doc.getPage(0);
-  // An invisible signature: a widget with an empty /Rect (ISO 32000-2 section 12.7.5.5).
+  const box = field.appearance;
+  if (box !== undefined && box.page >= doc.getPageCount()) throw new SignatureRefused({ reason: 'no-such-page', pageCount: doc.getPageCount() });
+  const page = doc.getPage(box?.page ?? 0);
+  let placement: { Rect: number[]; F: number; AP?: { N: PDFRef } } = { Rect: [0, 0, 0, 0], F: 132 };
+  if (box !== undefined) {
+    // Crop box: what a viewer shows, and what the reader's coordinates are measured from.
+    const crop = page.getCropBox();
+    if (box.x + box.width > crop.width || box.y + box.height > crop.height) {
+      throw new SignatureRefused({ reason: 'box-outside-page', pageWidth: crop.width, pageHeight: crop.height });
+    }
+    const left = crop.x + box.x;
+    const bottom = crop.y + crop.height - box.y - box.height;
+    const appearance = await signatureAppearance(doc, box.width, box.height, box.lines, box.fallbackFont);
+    // F 4: Print (ISO 32000-2 section 12.5.3), so the box is printed as shown.
+    placement = { Rect: [left, bottom, left + box.width, bottom + box.height], F: 4, AP: { N: appearance } };
+  }
+  // Without a box: an invisible signature, a widget with an empty /Rect (ISO 32000-2 section 12.7.5.5).
   const widget = context.register(
-    context.obj({ Type: 'Annot', Subtype: 'Widget', FT: 'Sig', Rect: [0, 0, 0, 0], V: signature, T: PDFHexString.fromText(name), F: 132, P: page.ref }),
+    context.obj({ Type: 'Annot', Subtype: 'Widget', FT: 'Sig', ...placement, V: signature, T: PDFHexString.fromText(name), P: page.ref }),
   );
   const annots = page.node.lookupMaybe(PDFName.of('Annots'), PDFArray);
   if (annots === undefined) page.node.set(PDFName.of('Annots'), context.obj([widget]));

@@ -4,10 +4,15 @@
 // (PLATEN_SIGNING_P12_FILE / PLATEN_SIGNING_P12_PASSWORD); with neither, 422
 // signing-identity-missing. A document certified with DocMDP P=1 (no changes
 // allowed) is 422 document-certified: any signature added breaks it.
+// With `appearance`, the signature is a visible box (signer, date, reason,
+// location, text) drawn by the seam's pdf-signature-appearance.ts.
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import type { SignOptions } from '../protocol.js';
-import { placeSignature, SignatureRefused } from '../seams/pdf-signature.js';
+import { placeSignature, SignatureRefused, type SignatureBox } from '../seams/pdf-signature.js';
+import { missingCharacters } from '../seams/pdf-form-appearance.js';
+import { dejavu } from '../render/fonts.js';
 import { decodeBase64 } from '../task/base64.js';
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { decodePdfField } from '../task/pdf-field.js';
@@ -24,6 +29,14 @@ const CONTENTS_BYTES = 16_384;
 const MAX_P12_BYTES = 1024 * 1024;
 
 const Text = v.pipe(v.string(), v.maxLength(1000, 'must be at most 1000 characters'));
+/** ISO 32000-2 Annex C: a page is at most 14,400 units wide or high. */
+const MAX_EXTENT = 14_400;
+const MAX_PAGE_NUMBER = 1_000_000;
+const Coordinate = v.pipe(v.number(), v.minValue(0, 'must be at least 0 (points from the top-left corner)'), v.maxValue(MAX_EXTENT, `must be at most ${MAX_EXTENT}`));
+/** A box smaller than this holds no legible line. */
+const MIN_BOX = 12;
+const Extent = v.pipe(v.number(), v.minValue(MIN_BOX, `must be at least ${MIN_BOX} points`), v.maxValue(MAX_EXTENT, `must be at most ${MAX_EXTENT}`));
+const FALLBACK_FONT = 'DejaVuSans';
 
 const SignRequest = v.strictObject({
   pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
@@ -31,6 +44,16 @@ const SignRequest = v.strictObject({
   location: v.optional(Text),
   contact_info: v.optional(Text),
   field_name: v.optional(v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(200, 'must be at most 200 characters'), v.regex(/^[^.]+$/, 'must not contain "." (a partial field name)'))),
+  appearance: v.optional(
+    v.strictObject({
+      page: v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(1, 'must be at least 1 (pages count from 1)'), v.maxValue(MAX_PAGE_NUMBER, `must be at most ${MAX_PAGE_NUMBER}`)),
+      x: Coordinate,
+      y: Coordinate,
+      width: Extent,
+      height: Extent,
+      text: v.optional(Text),
+    }),
+  ),
   certificate: v.optional(v.strictObject({ p12: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')), password: v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters')) })),
 });
 
@@ -39,6 +62,7 @@ type SignRequest = v.InferOutput<typeof SignRequest>;
 export const sign = binaryTask(SignRequest, async (request: SignRequest, options: SignOptions): Promise<BinaryResult> => {
   const pdf = decodePdfField(request.pdf, 'pdf', NO_DECODED_CAP);
   const identity = await identityFor(request, options);
+  const signedAt = new Date();
   let placed;
   try {
     placed = await placeSignature(pdf, {
@@ -46,8 +70,9 @@ export const sign = binaryTask(SignRequest, async (request: SignRequest, options
       reason: request.reason,
       location: request.location,
       contactInfo: request.contact_info,
-      signedAt: new Date(),
+      signedAt,
       contentsBytes: CONTENTS_BYTES,
+      ...(request.appearance === undefined ? {} : { appearance: signatureBox(request, identity, signedAt) }),
     });
   } catch (error) {
     if (!(error instanceof SignatureRefused)) throw error;
@@ -62,6 +87,28 @@ export const sign = binaryTask(SignRequest, async (request: SignRequest, options
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).write(Buffer.from(cms).toString('hex'), contentsStart + 1, 'latin1');
   return { bytes, mediaType: 'application/pdf' };
 }, { binaryFields: ['pdf', 'p12'] });
+
+/** The visible box: the signer's name, the date, reason and location when given, then the caller's text. */
+function signatureBox(request: SignRequest, identity: SigningIdentity, signedAt: Date): SignatureBox {
+  const box = request.appearance as NonNullable<SignRequest['appearance']>;
+  const lines = [`Digitally signed by ${signerName(identity)}`, `Date: ${signedAt.toISOString().slice(0, 19).replace('T', ' ')} UTC`];
+  if (request.reason !== undefined) lines.push(`Reason: ${request.reason}`);
+  if (request.location !== undefined) lines.push(`Location: ${request.location}`);
+  if (box.text !== undefined) lines.push(...box.text.split(/\r\n|\r|\n/));
+  const font = dejavu(FALLBACK_FONT);
+  const missing = missingCharacters(lines.join(''), font);
+  if (missing.length > 0) {
+    throw TaskFailure.field('appearance.text', 'UNSUPPORTED_CHARACTERS', `No font of the signature box (Helvetica, DejaVu Sans) can draw ${missing.slice(0, 20).map((c) => `"${c}"`).join(', ')} (in the text, reason, location or the certificate's name).`);
+  }
+  return { page: box.page - 1, x: box.x, y: box.y, width: box.width, height: box.height, lines, fallbackFont: font };
+}
+
+/** The certificate subject's common name, else its organisation, else the whole subject. */
+function signerName(identity: SigningIdentity): string {
+  const subject = new X509Certificate(identity.certificateDer).subject.split('\n');
+  const attribute = (name: string) => subject.find((part) => part.startsWith(`${name}=`))?.slice(name.length + 1);
+  return attribute('CN') ?? attribute('O') ?? subject.join(', ');
+}
 
 async function identityFor(request: SignRequest, options: SignOptions): Promise<SigningIdentity> {
   if (request.certificate !== undefined) {
@@ -108,5 +155,9 @@ function refusalFailure(error: SignatureRefused): TaskFailure {
       ]);
     case 'field-exists':
       return TaskFailure.field('field_name', 'DUPLICATE', `The document already has a field named "${refusal.name}"; choose another name.`);
+    case 'no-such-page':
+      return TaskFailure.field('appearance.page', 'OUT_OF_RANGE', `The document has ${refusal.pageCount} page${refusal.pageCount === 1 ? '' : 's'}.`);
+    case 'box-outside-page':
+      return TaskFailure.field('appearance', 'OUT_OF_RANGE', `The box reaches past the page, which is ${Math.round(refusal.pageWidth)} x ${Math.round(refusal.pageHeight)} points: x + width and y + height must stay within it.`);
   }
 }
