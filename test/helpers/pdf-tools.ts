@@ -44,6 +44,8 @@ export interface PdfFont {
   readonly type: string;
   readonly embedded: boolean;
   readonly subset: boolean;
+  /** Has a ToUnicode map (pdffonts' `uni`). */
+  readonly unicode: boolean;
 }
 
 /** `pdffonts`: every font the PDF uses, whether embedded and subset. */
@@ -57,7 +59,7 @@ export async function pdfFonts(pdf: Uint8Array): Promise<PdfFont[]> {
     .map((line) => {
       const match = /^(\S+)\s+(.+?)\s+(\S+)\s+(yes|no)\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$/.exec(line);
       if (match === null) throw new Error(`unexpected pdffonts line: ${line}`);
-      return { name: match[1] as string, type: match[2] as string, embedded: match[4] === 'yes', subset: match[5] === 'yes' };
+      return { name: match[1] as string, type: match[2] as string, embedded: match[4] === 'yes', subset: match[5] === 'yes', unicode: match[6] === 'yes' };
     });
 }
 

@@ -33,13 +33,15 @@ export interface RenderLimits {
 }
 
 export async function renderDocument(request: RenderRequest, limits: RenderLimits): Promise<Uint8Array> {
-  const doc = await createDocument({ compress: request.output.compress });
+  const archival = request.output.pdf_a;
+  const doc = await createDocument({ compress: request.output.compress, ...(archival === undefined ? {} : { pdfA: archival }) });
   const margins = marginsOf(request.margin);
   const size = (name: string | undefined, orientation: Orientation | undefined) =>
     pageSize(name ?? request.page_size, orientation ?? request.orientation) as [number, number];
   checkContentBox(size(undefined, undefined), margins, 'margin');
   const flow = new Flow(size(undefined, undefined), margins, limits.maxPages);
-  const fonts = new FontBook(doc, limits.fonts);
+  // PDF/A embeds every font: the standard families are drawn with DejaVu faces instead (fonts.ts).
+  const fonts = new FontBook(doc, limits.fonts, archival !== undefined);
   const context: RenderContext = { doc, flow, fonts, style: DEFAULT_STYLE, pageSize: size };
 
   for (const [index, op] of request.operations.entries()) {

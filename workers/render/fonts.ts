@@ -109,6 +109,15 @@ export class FontBook {
     private readonly doc: Document,
     /** The client's registered fonts: family → file (RenderOptions.fonts). */
     private readonly registered?: Readonly<Record<string, string>>,
+    /**
+     * PDF/A output (output.pdf_a): every font must be embedded, and the
+     * standard 14 are not, so a standard family is drawn with the DejaVu
+     * face of its class and variant (the faces its fallback uses: Sans for
+     * Helvetica, Symbol and ZapfDingbats, Serif for Times, Sans Mono for
+     * Courier), loaded by prepare() like a fallback. DejaVu is not
+     * metric-compatible with the standard 14: lines break differently.
+     */
+    private readonly archival = false,
   ) {}
 
   /**
@@ -141,6 +150,12 @@ export class FontBook {
     if (custom !== undefined) {
       return custom.get(variantOf(choice)) ?? custom.get(0) ?? (custom.values().next().value as Font);
     }
+    if (this.archival) {
+      const face = this.#fallbacks.get(this.#fallbackFile(choice));
+      // Every layout path prepares its spans first (inline.ts prepareSpans), which loads this face.
+      if (face === undefined) throw new Error(`the archival face for ${choice.family} was used before prepare() loaded it`);
+      return face;
+    }
     const names = STANDARD_FAMILIES.get(choice.family) ?? HELVETICA;
     return this.doc.standardFont(names[variantOf(choice)]);
   }
@@ -152,6 +167,7 @@ export class FontBook {
    * is synchronous.
    */
   prepare(text: string, choice: FontChoice): Promise<void> | undefined {
+    if (this.archival && !this.#custom.has(choice.family) && !this.#fallbacks.has(this.#fallbackFile(choice))) return this.#loadFallback(choice);
     const primary = this.primary(choice);
     for (let i = 0; i < text.length; i++) {
       const codePoint = text.codePointAt(i) as number;

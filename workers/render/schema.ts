@@ -69,7 +69,14 @@ export const RenderRequest = v.strictObject({
   ),
   header: v.optional(furniture),
   footer: v.optional(furniture),
-  output: v.optional(v.strictObject({ compress: v.optional(v.boolean(), true) }), { compress: true }),
+  output: v.optional(
+    v.strictObject({
+      compress: v.optional(v.boolean(), true),
+      /** PDF/A-2b or 2u (ISO 19005-2): embedded fonts in place of the standard 14, an sRGB output intent, XMP with pdfaid, a file ID. */
+      pdf_a: v.optional(v.picklist(['2b', '2u'] as const, 'must be "2b" or "2u"')),
+    }),
+    { compress: true },
+  ),
 });
 
 export type RenderRequest = v.InferOutput<typeof RenderRequest>;

@@ -111,6 +111,10 @@ class PdfLibDocument implements Document {
     private readonly doc: PDFDocument,
     /** Content streams are Flate-encoded when compressing. */
     private readonly compress: boolean,
+    /** PDF/A-2 level to write (output.pdf_a), or undefined for plain PDF. */
+    private readonly pdfA: PdfALevel | undefined,
+    /** The creation date written to Info; PDF/A's XMP repeats it, and ModDate equals it. */
+    private readonly createdAt: Date,
   ) {}
 
   standardFont(name: string): Font {
@@ -179,6 +183,8 @@ class PdfLibDocument implements Document {
         Subtype: 'Link',
         Rect: [link.x, link.y, link.x + link.width, link.y + link.height],
         Border: [0, 0, 0],
+        // PDF/A-2 6.3.2: an annotation has flags, Print set (4); a plain PDF keeps pdf-lib's default (none).
+        ...(this.pdfA === undefined ? {} : { F: 4 }),
         // A hex string: the URI's bytes can never close the string early. The
         // render schema has already normalised it to ASCII (WHATWG URL).
         A: { Type: 'Action', S: 'URI', URI: PDFHexString.of(Buffer.from(link.uri, 'latin1').toString('hex')) },
@@ -206,6 +212,17 @@ class PdfLibDocument implements Document {
         throw new FontError(`the font "${font.name}" cannot be embedded in a PDF: a glyph or table the subset needs is damaged; try another build of the font`, libraryText(error));
       }
     }
+    if (this.pdfA !== undefined) {
+      // pdf-lib's conversion adds what ISO 19005-2 asks of the file itself:
+      // a trailer /ID, an sRGB output intent with the ICC v2 profile pdf-lib
+      // ships (sRGB IEC61966-2.1, freely redistributable), and the XMP packet
+      // with pdfaid part 2 and the conformance level, kept equal to the Info
+      // dictionary on save. The content is ours to keep compliant: every font
+      // embedded (fonts.ts draws the standard families with DejaVu), no
+      // transparency without the output intent, annotations printable.
+      this.doc.setModificationDate(this.createdAt);
+      this.doc.convertToPDFA({ conformance: this.pdfA === '2u' ? '2U' : '2B' });
+    }
     const compress = this.compress;
     // objectsPerTick: Infinity: in a worker there is no event loop worth yielding
     // to (pdf-lib yields every 50 objects by default, which only slows us down).
@@ -227,7 +244,9 @@ class PdfLibDocument implements Document {
   }
 }
 
-export async function createDocument(options: { compress: boolean }): Promise<Document> {
+export type PdfALevel = '2b' | '2u';
+
+export async function createDocument(options: { compress: boolean; pdfA?: PdfALevel }): Promise<Document> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   // Node's zlib is native; pdf-lib's own deflate (fflate) is JavaScript and
   // showed as ~10% of a custom-font page (the font subset stream). Same
@@ -237,8 +256,9 @@ export async function createDocument(options: { compress: boolean }): Promise<Do
   doc.registerFontkit(fontkitShim as never);
   doc.setProducer('Platen');
   doc.setCreator('Platen');
-  doc.setCreationDate(new Date());
-  return new PdfLibDocument(doc, options.compress);
+  const created = new Date();
+  doc.setCreationDate(created);
+  return new PdfLibDocument(doc, options.compress, options.pdfA, created);
 }
 
 /** A library's message, bounded and printable, for a failure's `cause` (the server's log, never a response). */
