@@ -12,6 +12,7 @@ export { optimize } from './docops/optimize.js';
 export { split } from './docops/split.js';
 export { sign } from './sign/sign.js';
 export { fillForm as 'fill-form' } from './docops/fill-form.js';
+export { redact } from './docops/redact.js';
 export { extractText as 'extract-text' } from './read/extract-text-task.js';
 export { extractTextCapability as 'capability-extract-text' } from './read/text-capability-task.js';
 export { compare } from './compare/task.js';

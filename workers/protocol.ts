@@ -33,6 +33,8 @@ export interface TaskMap {
   'fill-form': { options: DocOpsOptions; value: TaskValue };
   /** POST /api/v1/optimize: the PDF rewritten smaller, or the input unchanged; its headers say which. */
   optimize: { options: DocOpsOptions; value: TaskValue };
+  /** POST /api/v1/redact: true removal of what lies inside areas (given, or found from text and patterns). */
+  redact: { options: DocOpsOptions; value: TaskValue };
   'extract-text': { options: ReadOptions; value: AccelValue };
   /** The render API's extract-text (POST /api/v1/extract-text): plain text or blocks per page. */
   'capability-extract-text': { options: ReadOptions; value: AccelValue };
