@@ -117,8 +117,10 @@ async function decrypt(input: Uint8Array, password: string, missing: boolean): P
 
 async function recodeImages(document: RewritableDocument, settings: RecodeSettings & { dpi: number }): Promise<number> {
   const placed = placedImageSizes(document.pageContents(), document.xobject);
-  // Out of scan budget: no size is known to be safe, so nothing is downsampled (images may still be re-encoded).
-  const sizes = placed ?? new Map<number, PlacedSize>();
+  // Out of scan budget, or a content stream that cannot be decoded: the sizes
+  // read may miss a larger placement, so nothing is downsampled (images may
+  // still be re-encoded at their size).
+  const sizes = placed === undefined || document.contentUnreadable ? new Map<number, PlacedSize>() : placed;
   const images = document.images();
   const softMaskOf = new Map<number, ImageStream>();
   for (const image of images) if (image.smask !== undefined) softMaskOf.set(image.smask, image);

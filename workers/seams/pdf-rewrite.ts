@@ -79,6 +79,8 @@ const N = (name: string) => PDFName.of(name);
 
 export class RewritableDocument {
   readonly #refs = new Map<number, PDFRef>();
+  /** A page's or form's content stream could not be decoded: the placements read are not every placement. */
+  contentUnreadable = false;
 
   constructor(private readonly doc: PDFDocument) {
     for (const [ref] of doc.context.enumerateIndirectObjects()) this.#refs.set(ref.objectNumber, ref);
@@ -88,7 +90,7 @@ export class RewritableDocument {
     return this.doc.getPageCount();
   }
 
-  /** Each page's content (its streams decoded and joined) and resources; a page whose content cannot be decoded is left out. */
+  /** Each page's content (its streams decoded and joined) and resources; a page whose content cannot be decoded is left out (and contentUnreadable set). */
   *pageContents(): Iterable<ContentToWalk<ResourcesHandle>> {
     for (const page of this.doc.getPages()) {
       const content = this.#decodedContents(page.node.Contents());
@@ -238,6 +240,7 @@ export class RewritableDocument {
       try {
         parts.push(decodePDFRawStream(stream).decode(), SEPARATOR);
       } catch {
+        this.contentUnreadable = true;
         return undefined;
       }
     }
