@@ -6,7 +6,11 @@
 // - split: pages 2-4 and 7 of a 10-page document, as one PDF;
 // - extract-text: a 10-page document's plain text, against `pdftotext`;
 // - sign: a PAdES B-B signature (RSA 2048, the PKCS#12 in the request, so
-//   each request also opens it) on the 10-page document: signatures/s.
+//   each request also opens it) on the 10-page document: signatures/s;
+// - fill-form: nine fields of every kind (Cyrillic and Greek values, so the
+//   DejaVu Sans subset is embedded) into the one-page test form.
+// BENCH_DOCOPS=fill-form,sign runs only those (each costs two warm-ups and
+// two runs); the CLI baselines run with merge and extract-text.
 // The inputs are rendered by the server itself at start (the business letter
 // of the render scenarios, ten pages). The CLI baselines read files written
 // once and skip HTTP, JSON and base64: their best case.
@@ -27,6 +31,7 @@ import { warmThenLoop } from './loop.js';
 import { runInfo } from './machine.js';
 import { RENDER_HEADERS, renderPages, saturation } from './scenarios/render.js';
 import { startPlaten } from './server.js';
+import { FILLED_VALUES, formPdf } from '../test/helpers/form-pdf.js';
 import { loadSettings, type Settings } from './settings.js';
 import { ratio, type Throughput } from './stats.js';
 
@@ -66,6 +71,7 @@ async function main(): Promise<void> {
   // Short runs by default: six server and pool runs and two CLI runs fit in about a minute.
   const settings: Settings = { ...loadSettings({ BENCH_SECONDS: '5', BENCH_WARMUP_SECONDS: '2', ...process.env }) };
   const connections = saturation(settings);
+  const chosen = process.env.BENCH_DOCOPS?.split(',').map((name) => name.trim());
   const server = await startPlaten(settings);
   const operations: Operation[] = [];
   const onServer = new Map<string, LoadFigures>();
@@ -87,7 +93,9 @@ async function main(): Promise<void> {
         pages: 10,
       },
       { name: 'sign', path: '/api/v1/sign', task: 'sign', options: {}, body: body({ pdf, reason: 'Bench', certificate }), pages: 10 },
+      { name: 'fill-form', path: '/api/v1/fill-form', task: 'fill-form', options: { maxPages: 2000 }, body: body({ pdf: Buffer.from(await formPdf()).toString('base64'), fields: FILLED_VALUES }), pages: 1 },
     );
+    if (chosen !== undefined) operations.splice(0, operations.length, ...operations.filter((operation) => chosen.includes(operation.name)));
     for (const operation of operations) {
       await check(server.base, operation);
       step(`${operation.name} through the server, ${connections} connections`);
@@ -111,6 +119,26 @@ async function main(): Promise<void> {
     };
   }
 
+  // The command-line baselines compare merge and extract-text; without both (BENCH_DOCOPS) they are skipped.
+  if (results.merge !== undefined && results['extract-text'] !== undefined) await commandLineBaselines(settings, document, results);
+
+  const out = { ...runInfo(settings), connections, results };
+  writeFileSync(join(settings.resultsDir, chosen === undefined ? 'docops.json' : `docops-${chosen.join('-')}.json`), `${JSON.stringify(out, null, 2)}\n`);
+  for (const [name, result] of Object.entries(results) as Array<[string, Record<string, unknown>]>) {
+    const server = result.server as Throughput;
+    const pool = result.barePool as Throughput;
+    const extra =
+      name === 'merge'
+        ? `; qpdf CLI ${(result.qpdfCli as Throughput).requestsPerSecond} req/s (ratio ${result.serverToQpdfCli})`
+        : name === 'extract-text'
+          ? `; pdftotext CLI ${(result.pdftotextCli as Throughput).requestsPerSecond} req/s (ratio ${result.serverToPdftotext})`
+          : '';
+    process.stdout.write(`${name}: server ${server.requestsPerSecond} req/s (p99 ${server.p99Ms} ms), bare pool ${pool.requestsPerSecond} req/s (ratio ${result.serverToBarePool})${extra}\n`);
+  }
+}
+
+/** merge beside qpdf and extract-text beside pdftotext, both spawned per request, into `results`. */
+async function commandLineBaselines(settings: Settings, document: Buffer, results: Record<string, unknown>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'platen-bench-docops-'));
   try {
     const input = join(dir, 'in.pdf');
@@ -133,20 +161,6 @@ async function main(): Promise<void> {
     results['extract-text'] = { ...text, pdftotextCli: pdftotext, serverToPdftotext: ratio(text.server.requestsPerSecond, pdftotext.requestsPerSecond) };
   } finally {
     await rm(dir, { recursive: true, force: true });
-  }
-
-  const out = { ...runInfo(settings), connections, results };
-  writeFileSync(join(settings.resultsDir, 'docops.json'), `${JSON.stringify(out, null, 2)}\n`);
-  for (const [name, result] of Object.entries(results) as Array<[string, Record<string, unknown>]>) {
-    const server = result.server as Throughput;
-    const pool = result.barePool as Throughput;
-    const extra =
-      name === 'merge'
-        ? `; qpdf CLI ${(result.qpdfCli as Throughput).requestsPerSecond} req/s (ratio ${result.serverToQpdfCli})`
-        : name === 'extract-text'
-          ? `; pdftotext CLI ${(result.pdftotextCli as Throughput).requestsPerSecond} req/s (ratio ${result.serverToPdftotext})`
-          : '';
-    process.stdout.write(`${name}: server ${server.requestsPerSecond} req/s (p99 ${server.p99Ms} ms), bare pool ${pool.requestsPerSecond} req/s (ratio ${result.serverToBarePool})${extra}\n`);
   }
 }
 

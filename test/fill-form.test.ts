@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PDFBool, PDFDocument, PDFName } from '@cantoo/pdf-lib';
-import { formPdf, NAME_BOX, plainPdf, xfaOnlyPdf } from './helpers/form-pdf.js';
+import { FILLED_VALUES, formPdf, NAME_BOX, plainPdf, xfaOnlyPdf } from './helpers/form-pdf.js';
 import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
@@ -23,17 +23,7 @@ type Data = any;
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
-const VALUES = {
-  'person.name': 'Иван Петров',
-  'person.email': 'ivan@example.org',
-  zip: '80331',
-  notes: 'Line one\nΚαλημέρα, line two which is rather long and should wrap inside the box nicely',
-  agree: true,
-  size: 'M',
-  country: 'Ελλάδα',
-  langs: ['de', 'ru'],
-  level: 'senior',
-};
+const VALUES = FILLED_VALUES;
 
 /** The name field's inside, without its border. */
 const NAME_INSIDE = { x: NAME_BOX.x + 3, y: NAME_BOX.y + 3, width: NAME_BOX.width - 6, height: NAME_BOX.height - 6 };

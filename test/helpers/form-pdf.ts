@@ -7,6 +7,19 @@
 // the service reaches pdf-lib through its seams in workers/.
 import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFString, StandardFonts } from '@cantoo/pdf-lib';
 
+/** A value for every fillable field of formPdf (also bench/docops.ts's request). */
+export const FILLED_VALUES = {
+  'person.name': 'Иван Петров',
+  'person.email': 'ivan@example.org',
+  zip: '80331',
+  notes: 'Line one\nΚαλημέρα, line two which is rather long and should wrap inside the box nicely',
+  agree: true,
+  size: 'M',
+  country: 'Ελλάδα',
+  langs: ['de', 'ru'],
+  level: 'senior',
+};
+
 /** Where each widget is (PDF space), for looking at the rendered page. */
 export const NAME_BOX = { x: 50, y: 700, width: 300, height: 24 } as const;
 

@@ -70,7 +70,15 @@ export interface FormDocument {
 }
 
 export async function openForm(bytes: Uint8Array, password: string | undefined, fallbackFont: Uint8Array): Promise<FormDocument> {
-  const doc = await openSource(bytes, password, { forIncrementalUpdate: true, preserveXFA: true });
+  const form = await open(bytes, password, fallbackFont, false);
+  // Only a signed document is opened again, ready for an incremental update:
+  // pdf-lib then tracks every change by scanning the objects for the one that
+  // holds it, which was a third of a fill's time (CPU profile, bench/docops.ts's form).
+  return form.signed ? open(bytes, password, fallbackFont, true) : form;
+}
+
+async function open(bytes: Uint8Array, password: string | undefined, fallbackFont: Uint8Array, forIncrementalUpdate: boolean): Promise<FormDocument> {
+  const doc = await openSource(bytes, password, { forIncrementalUpdate, preserveXFA: true });
   try {
     return new PdfLibForm(doc, fallbackFont);
   } catch (error) {
