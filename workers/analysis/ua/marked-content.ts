@@ -44,11 +44,20 @@ export interface ContentItem {
   readonly renderMode?: number;
 }
 
+export interface FormUse {
+  /** The first page it is drawn on. */
+  readonly page: number;
+  /** The structure elements owning the places it is drawn. */
+  readonly owners: Set<StructureElement | undefined>;
+  /** Its own content has marked-content sequences with an MCID. */
+  tagged: boolean;
+}
+
 export interface MarkedContent {
   readonly sequences: readonly MarkedSequence[];
   readonly items: readonly ContentItem[];
   /** Form XObjects drawn, each with the structure owners of the places it is drawn (7.20-2). */
-  readonly forms: ReadonlyMap<PdfStream, { page: number; owners: Set<StructureElement | undefined> }>;
+  readonly forms: ReadonlyMap<PdfStream, FormUse>;
 }
 
 /** Content operators read at most over the whole document: the walk's work bound. */
@@ -60,7 +69,7 @@ const PAINTING = new Set(['S', 's', 'f', 'F', 'f*', 'B', 'B*', 'b', 'b*']);
 export function walkMarkedContent(pdf: PdfObjects, tree: StructureTree): MarkedContent {
   const sequences: MarkedSequence[] = [];
   const items: ContentItem[] = [];
-  const forms = new Map<PdfStream, { page: number; owners: Set<StructureElement | undefined> }>();
+  const forms = new Map<PdfStream, FormUse>();
   let budget = MAX_OPERATIONS;
 
   const ownerOf = (frames: readonly MarkFrame[], pageRef: PdfRef | undefined, stream: PdfRef | undefined): StructureElement | undefined => {
@@ -136,15 +145,17 @@ export function walkMarkedContent(pdf: PdfObjects, tree: StructureTree): MarkedC
         if (subtype === 'Image') push('image');
         else if (subtype === 'Form' && depth < MAX_FORM_DEPTH && !inForm.has(xobject)) {
           const all = frames();
-          const use = forms.get(xobject) ?? { page, owners: new Set<StructureElement | undefined>() };
+          const use = forms.get(xobject) ?? { page, owners: new Set<StructureElement | undefined>(), tagged: false };
           use.owners.add(ownerOf(all, pageRef, stream));
           forms.set(xobject, use);
           const formBytes = xobject.decoded();
           if (formBytes === undefined) continue;
           const formResources = pdf.dict(xobject.dict.get('Resources')) ?? resources;
           inForm.add(xobject);
+          const before = sequences.length;
           walk(formBytes, formResources, page, pageRef, all, reference instanceof PdfRef ? reference : stream, depth + 1, inForm);
           inForm.delete(xobject);
+          if (sequences.slice(before).some((s) => s.mcid !== undefined)) use.tagged = true;
         }
       }
     }

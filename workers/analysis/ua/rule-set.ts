@@ -1,5 +1,13 @@
 // Every PDF/UA-1 rule the check runs, in the order of the standard's clauses.
+import { CONTENT_RULES } from './rules-content.js';
 import { DOCUMENT_RULES } from './rules-document.js';
+import { STRUCTURE_RULES } from './rules-structure.js';
 import type { UaRule } from './rule.js';
 
-export const UA_RULES: readonly UaRule[] = [...DOCUMENT_RULES];
+const order = (id: string) => id.split(/[.-]/).map(Number);
+
+export const UA_RULES: readonly UaRule[] = [...DOCUMENT_RULES, ...STRUCTURE_RULES, ...CONTENT_RULES].sort((a, b) => {
+  const [x, y] = [order(a.id), order(b.id)];
+  for (let i = 0; i < Math.max(x.length, y.length); i++) if ((x[i] ?? -1) !== (y[i] ?? -1)) return (x[i] ?? -1) - (y[i] ?? -1);
+  return 0;
+});

@@ -75,11 +75,10 @@ export const DOCUMENT_RULES: readonly UaRule[] = [
   }),
   uaRule('7.15-1', 'Dynamic XFA forms shall not be used', function* (doc) {
     const xfa = doc.pdf.resolve(doc.pdf.dict(doc.catalog.get('AcroForm'))?.get('XFA'));
+    // The XFA packets may be one stream or an array of name, stream pairs; an element may be split across two.
     const streams = Array.isArray(xfa) ? xfa.map((item) => doc.pdf.stream(item)) : [doc.pdf.stream(xfa ?? undefined)];
-    for (const stream of streams) {
-      const bytes = stream?.decoded();
-      if (bytes !== undefined && /<dynamicRender[^>]*>\s*required\s*<\/dynamicRender>/.test(Buffer.from(bytes).toString('utf8'))) yield { sample: 'XFA config dynamicRender required' };
-    }
+    const text = streams.map((stream) => Buffer.from(stream?.decoded() ?? new Uint8Array()).toString('utf8')).join('');
+    if (/<dynamicRender[^>]*>\s*required\s*<\/dynamicRender\s*>/.test(text)) yield { sample: 'XFA config dynamicRender required' };
   }),
   uaRule('7.16-1', 'An encrypted conforming file shall contain a P key in its encryption dictionary. The 10th bit position of the P key shall be true', function* (doc) {
     const encrypt = doc.pdf.dict(doc.pdf.trailer.get('Encrypt'));
