@@ -91,6 +91,16 @@ export const CONTENT_RULES: readonly UaRule[] = [
     }
   }),
   uaRule('7.20-2', 'The content of Form XObjects shall be incorporated into structure elements according to ISO 32000-1:2008, 14.7.2', function* (doc) {
+    // A form's own marked content (its MCIDs, referenced by MCRs with /Stm) claimed by more than one element.
+    const claims = new Map<string, Set<unknown>>();
+    for (const element of doc.structure.elements) {
+      for (const id of element.contentIds) {
+        if (id.stream === undefined) continue;
+        const key = `${id.stream.num} ${id.stream.gen}|${id.mcid}`;
+        claims.set(key, (claims.get(key) ?? new Set()).add(element));
+      }
+    }
+    for (const [key, owners] of claims) if (owners.size > 1) yield { sample: `MCID ${key.split('|')[1]} of Form XObject ${key.split('|')[0]} belongs to ${owners.size} structure elements` };
     for (const [, use] of doc.markedContent.forms) {
       if (use.tagged && use.owners.size > 1) yield { page: use.page, sample: 'a Form XObject with tagged content drawn in several structure elements' };
     }
