@@ -47,6 +47,8 @@ export interface StructureTree {
   readonly objectOwners: ReadonlyMap<string, StructureElement>;
   /** "pageObj gen|streamObj gen|mcid" of each marked-content id the tree owns → its element. */
   readonly contentOwners: ReadonlyMap<string, StructureElement>;
+  /** The element the ParentTree (§14.7.4.4) gives for a StructParent key, when it is one element. */
+  parentTreeElement(key: number): StructureElement | undefined;
 }
 
 /** Elements read at most: far past any real document, bounds a hostile one. */
@@ -127,7 +129,14 @@ export function readStructureTree(pdf: PdfObjects): StructureTree {
       if (kid instanceof PdfRef || kid instanceof PdfDict) visit(kid, undefined, 0, undefined);
     }
   }
-  return { root, roleMap, elements, objectOwners, contentOwners };
+  const byDict = new Map<PdfDict, StructureElement>(elements.map((e) => [e.dict, e]));
+  let parentTree: Map<number, PdfValue> | undefined;
+  const parentTreeElement = (key: number): StructureElement | undefined => {
+    parentTree ??= readNumberTree(pdf, root?.get('ParentTree'));
+    const dict = pdf.dict(parentTree.get(key));
+    return dict === undefined ? undefined : byDict.get(dict);
+  };
+  return { root, roleMap, elements, objectOwners, contentOwners, parentTreeElement };
 }
 
 /** Follows the RoleMap from `type` to a standard type (§14.7.3), as veraPDF does: a mapping is followed before a standard name is taken as itself. */
@@ -146,4 +155,27 @@ export function standardTypeOf(type: string, roleMap: ReadonlyMap<string, string
     if (STANDARD_TYPES.has(current) && !roleMap.has(current)) return { standardType: current, circularMapping: false, remapsStandardType };
   }
   return { standardType: undefined, circularMapping: true, remapsStandardType };
+}
+
+/** Number-tree entries (§7.9.7) read at most, and node depth: bounds for a hostile tree. */
+const MAX_TREE_ENTRIES = 1_000_000;
+const MAX_TREE_DEPTH = 32;
+
+/** A number tree's entries, values unresolved. */
+export function readNumberTree(pdf: PdfObjects, node: PdfValue | undefined): Map<number, PdfValue> {
+  const entries = new Map<number, PdfValue>();
+  const seen = new Set<PdfDict>();
+  const visit = (value: PdfValue | undefined, depth: number): void => {
+    const dict = pdf.dict(value);
+    if (dict === undefined || seen.has(dict) || depth > MAX_TREE_DEPTH || entries.size >= MAX_TREE_ENTRIES) return;
+    seen.add(dict);
+    const nums = pdf.array(dict.get('Nums')) ?? [];
+    for (let i = 0; i + 1 < nums.length; i += 2) {
+      const key = pdf.number(nums[i]);
+      if (key !== undefined) entries.set(key, nums[i + 1]!);
+    }
+    for (const kid of pdf.array(dict.get('Kids')) ?? []) visit(kid, depth + 1);
+  };
+  visit(node, 0);
+  return entries;
 }
