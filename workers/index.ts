@@ -22,3 +22,4 @@ export { parse } from './read/parse-task.js';
 export { ragChunk as 'rag-chunk' } from './rag/chunk-task.js';
 export { ragEmbed as 'rag-embed' } from './rag/embed-task.js';
 export { complianceCheck as 'compliance-check' } from './analysis/compliance-check-task.js';
+export { checkAccessibility as 'check-accessibility' } from './analysis/check-accessibility-task.js';

@@ -50,6 +50,8 @@ export interface TaskMap {
   'rag-embed': { options: RagEmbedOptions; value: AccelValue };
   /** POST /api/v1/compliance-check: a PDF checked against PDF/A (ISO 19005) rule by rule. */
   'compliance-check': { options: NoOptions; value: AccelValue };
+  /** POST /api/v1/check-accessibility: a PDF checked against PDF/UA-1 (ISO 14289-1) rule by rule. */
+  'check-accessibility': { options: NoOptions; value: AccelValue };
 }
 
 /** The named exports of workers/index.ts. */

@@ -21,6 +21,7 @@ export function capabilityRoutes(pool: WorkerPool, config: Config): Route[] {
     { operation: 'fill-form', tier: 'pro', task: 'fill-form', result: 'binary', options: docops },
     { operation: 'optimize', tier: 'pro', task: 'optimize', result: 'binary', options: docops },
     { operation: 'redact', tier: 'pro', task: 'redact', result: 'binary', options: docops },
+    { operation: 'check-accessibility', tier: 'pro', task: 'check-accessibility', result: 'json', options: {} },
     { operation: 'compliance-check', tier: 'enterprise', task: 'compliance-check', result: 'json', options: {} },
     { operation: 'forensic-analyze', tier: 'enterprise', task: 'forensic-analyze', result: 'json', options: read },
   ];

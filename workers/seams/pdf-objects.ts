@@ -40,7 +40,20 @@ export interface PdfObjects {
 
 /** Opens the file with pdf-lib; throws pdf-structure's OpenFailure (password-required, password-wrong, unreadable). */
 export async function openObjects(bytes: Uint8Array, password: string | undefined): Promise<PdfObjects> {
-  return new ObjectView(await openSource(bytes, password));
+  return new ObjectView(await openSource(bytes, password), encryptRef(bytes));
+}
+
+/**
+ * The trailer's (or cross-reference stream's) /Encrypt reference as written:
+ * pdf-lib deletes /Encrypt from its trailer once it has decrypted the file,
+ * but the rules must still see it (PDF/UA 7.16-1 reads its /P, PDF/A
+ * forbids it). The last one written is the one in force.
+ */
+function encryptRef(bytes: Uint8Array): PdfRef | undefined {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  let found: RegExpExecArray | undefined;
+  for (const match of text.matchAll(/\/Encrypt\s+(\d+)\s+(\d+)\s+R/g)) found = match;
+  return found === undefined ? undefined : new PdfRef(Number(found[1]), Number(found[2]));
 }
 
 /** Longest chain of references to a reference followed: a longer one is a loop in a hostile file. */
@@ -56,13 +69,17 @@ class ObjectView implements PdfObjects {
   readonly pages: readonly PdfPage[];
   private readonly converted = new Map<string, PdfValue>();
 
-  constructor(private readonly doc: PDFDocument) {
+  constructor(
+    private readonly doc: PDFDocument,
+    encrypt: PdfRef | undefined,
+  ) {
     const header = doc.context.header.toString().match(/%PDF-(\d+\.\d+)/);
     this.version = header?.[1] ?? '1.7';
     const trailer = new Map<string, PdfValue>();
     for (const [key, value] of Object.entries(doc.context.trailerInfo)) {
       if (value !== undefined) trailer.set(key, this.convert(value as PDFObject));
     }
+    if (!trailer.has('Encrypt') && encrypt !== undefined && doc.context.lookup(PDFRef.of(encrypt.num, encrypt.gen)) instanceof PDFDict) trailer.set('Encrypt', encrypt);
     this.trailer = new PdfDict(trailer);
     this.encrypted = trailer.has('Encrypt');
     this.catalog = this.dict(trailer.get('Root'));
