@@ -8,7 +8,10 @@
 // - sign: a PAdES B-B signature (RSA 2048, the PKCS#12 in the request, so
 //   each request also opens it) on the 10-page document: signatures/s;
 // - fill-form: nine fields of every kind (Cyrillic and Greek values, so the
-//   DejaVu Sans subset is embedded) into the one-page test form.
+//   DejaVu Sans subset is embedded) into the one-page test form;
+// - redact: a phrase and a digits pattern found with the reader and removed
+//   from the 10-page document's content streams (every page read, every
+//   page with a match rewritten, the file written afresh).
 // BENCH_DOCOPS=fill-form,sign runs only those (each costs two warm-ups and
 // two runs); the CLI baselines run with merge and extract-text.
 // The inputs are rendered by the server itself at start (the business letter
@@ -94,6 +97,7 @@ async function main(): Promise<void> {
       },
       { name: 'sign', path: '/api/v1/sign', task: 'sign', options: {}, body: body({ pdf, reason: 'Bench', certificate }), pages: 10 },
       { name: 'fill-form', path: '/api/v1/fill-form', task: 'fill-form', options: { maxPages: 2000 }, body: body({ pdf: Buffer.from(await formPdf()).toString('base64'), fields: FILLED_VALUES }), pages: 1 },
+      { name: 'redact', path: '/api/v1/redact', task: 'redact', options: { maxPages: 2000 }, body: body({ pdf, text: ['Dear'], patterns: ['\\d+'] }), pages: 10 },
     );
     if (chosen !== undefined) operations.splice(0, operations.length, ...operations.filter((operation) => chosen.includes(operation.name)));
     for (const operation of operations) {
