@@ -106,6 +106,7 @@ const EnvSchema = v.object({
   PLATEN_EMBEDDINGS_API_KEY: v.optional(v.string()),
   PLATEN_SIGNING_P12_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   PLATEN_SIGNING_P12_PASSWORD: v.optional(v.string()),
+  PLATEN_ATTESTATION_KEY_FILE: v.optional(v.pipe(v.string(), v.minLength(1))),
   PLATEN_EMBEDDINGS_MODELS: v.optional(list, ''),
   PLATEN_EMBEDDINGS_TIMEOUT_MS: v.optional(integer(100, 600_000), '30000'),
   PLATEN_EMBEDDINGS_BATCH: v.optional(integer(1, 2048), '64'),
@@ -174,6 +175,8 @@ export interface Config {
   /** The deployment's signing identity for POST /api/v1/sign (PLATEN_SIGNING_P12_FILE, a PKCS#12 file). */
   readonly signingP12File?: string;
   readonly signingP12Password?: string;
+  /** The Ed25519 key that signs ai-certify certificates (PLATEN_ATTESTATION_KEY_FILE, PKCS#8 PEM); without it, one generated in dataDir. */
+  readonly attestationKeyFile?: string;
   /** Where the embedded mode keeps job records, request bodies and results. */
   readonly dataDir: string;
   readonly jobRetentionMs: number;
@@ -336,6 +339,7 @@ function fromEnv(env: Env, proxyEnv: Readonly<Record<string, string | undefined>
     readWorkBudget: env.PLATEN_READ_WORK_BUDGET,
     signingP12File: env.PLATEN_SIGNING_P12_FILE,
     signingP12Password: env.PLATEN_SIGNING_P12_PASSWORD,
+    attestationKeyFile: env.PLATEN_ATTESTATION_KEY_FILE,
     dataDir: env.PLATEN_DATA_DIR,
     jobRetentionMs: env.PLATEN_JOB_RETENTION_S * 1000,
     // Twice the threads: one job's store writes overlap another's render, so jobs alone keep every thread busy.

@@ -274,7 +274,7 @@ test('a running server answers as the contracts say', async (t) => {
       assert.equal(response.headers.get('x-request-id'), `contract-${tier}.1`);
       const body = (await assertMatchesContract(render, 'get', '/api/v1/capabilities', response)) as { data: Node; meta: Node };
       assert.equal(body.data.tier, tier);
-      assert.deepEqual(body.data.operations, tier === 'core' ? ['render', 'extract-text', 'merge', 'split', 'jobs'] : ['render', 'extract-text', 'compare', 'merge', 'split', 'sign', 'fill-form', 'optimize', 'redact', 'check-accessibility', 'compliance-check', 'forensic-analyze', 'jobs']);
+      assert.deepEqual(body.data.operations, tier === 'core' ? ['render', 'extract-text', 'merge', 'split', 'jobs'] : ['render', 'extract-text', 'compare', 'merge', 'split', 'sign', 'fill-form', 'optimize', 'redact', 'check-accessibility', 'compliance-check', 'forensic-analyze', 'ai-certify', 'jobs']);
       assert.equal(body.meta.api_version, packageVersion);
       assert.equal(body.meta.request_id, `contract-${tier}.1`);
     }
@@ -658,7 +658,7 @@ test('jobs and sessions answer as the contract says', async (t) => {
 
   await t.test('GET /api/v1/capabilities lists jobs, and sessions once enabled', async () => {
     const body = (await call('get', '/api/v1/capabilities', '/api/v1/capabilities')).body as { data: Node };
-    assert.deepEqual(body.data.operations, ['render', 'extract-text', 'compare', 'merge', 'split', 'sign', 'fill-form', 'optimize', 'redact', 'check-accessibility', 'compliance-check', 'forensic-analyze', 'jobs', 'sessions']);
+    assert.deepEqual(body.data.operations, ['render', 'extract-text', 'compare', 'merge', 'split', 'sign', 'fill-form', 'optimize', 'redact', 'check-accessibility', 'compliance-check', 'forensic-analyze', 'ai-certify', 'jobs', 'sessions']);
   });
 
   await t.test('POST /api/v1/jobs: 201 with Location; polled until completed; the PDF; DELETE 204; then 404', async () => {

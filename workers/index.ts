@@ -18,6 +18,7 @@ export { extractTextCapability as 'capability-extract-text' } from './read/text-
 export { compare } from './compare/task.js';
 export { compareCapability as 'capability-compare' } from './compare/capability-task.js';
 export { forensicAnalyze as 'forensic-analyze' } from './analysis/forensic/forensic-analyze-task.js';
+export { aiCertify as 'ai-certify' } from './analysis/certify/ai-certify-task.js';
 export { parse } from './read/parse-task.js';
 export { ragChunk as 'rag-chunk' } from './rag/chunk-task.js';
 export { ragEmbed as 'rag-embed' } from './rag/embed-task.js';

@@ -43,6 +43,8 @@ export interface TaskMap {
   'capability-compare': { options: ReadOptions; value: AccelValue };
   /** POST /api/v1/forensic-analyze: revisions, signatures, active content, hidden text, findings. */
   'forensic-analyze': { options: ReadOptions; value: AccelValue };
+  /** POST /api/v1/ai-certify: checks for language-model ingestion, signed as a JWS. */
+  'ai-certify': { options: CertifyOptions; value: AccelValue };
   parse: { options: ReadOptions; value: AccelValue };
   /** POST /v1/rag/chunk: a PDF in chunks for retrieval. */
   'rag-chunk': { options: ReadOptions; value: AccelValue };
@@ -236,6 +238,14 @@ export interface ReadOptions {
   readonly maxPages: number;
   /** Drawing operators plus text runs one request may read (PLATEN_READ_WORK_BUDGET); past it: 422 TOO_LARGE. */
   readonly workBudget: number;
+}
+
+/** Options of the `ai-certify` task: the reading limits, and where the attestation key comes from. */
+export interface CertifyOptions extends ReadOptions {
+  /** PLATEN_ATTESTATION_KEY_FILE: an Ed25519 private key (PKCS#8 PEM) the worker reads once per thread. */
+  readonly attestationKeyFile?: string;
+  /** PLATEN_DATA_DIR: without a key file, the key generated once is kept here (attestation-key.pem, 0600). */
+  readonly dataDir: string;
 }
 
 /** Options of the `rag-embed` task, from the server's configuration. */
