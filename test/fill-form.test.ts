@@ -5,15 +5,16 @@
 // (/v1/parse form_fields); appearances that poppler paints; flattening
 // (no form left, pdftotext shows the values); every refusal with its
 // errors[]; a signed document filled as an incremental update whose
-// signature pdfsig still finds valid.
+// signature pdfsig still finds valid; encrypted, hybrid XFA and certified
+// documents.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PDFBool, PDFDocument, PDFName } from '@cantoo/pdf-lib';
+import { PDFBool, PDFDict, PDFDocument, PDFName, PDFString } from '@cantoo/pdf-lib';
 import { FILLED_VALUES, formPdf, NAME_BOX, plainPdf, xfaOnlyPdf } from './helpers/form-pdf.js';
 import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
-import { pdfFonts, pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
+import { pdfFonts, pdfInfo, pdfToText, qpdfCheck, qpdfTransform } from './helpers/pdf-tools.js';
 import { darkPixels } from './helpers/raster.js';
 import { startTestServer } from './helpers/server.js';
 import { makeIdentities, pdfsig } from './helpers/signing.js';
@@ -169,6 +170,34 @@ test('fill-form', async (t) => {
     const problem = await readProblem(response);
     assert.equal(response.status, 422);
     assert.deepEqual(problem.errors?.map((error) => [error.field, error.code]), [['flatten', 'INVALID_VALUE']]);
+  });
+
+  await t.test('an encrypted document: opened with its password, written unencrypted', async () => {
+    const encrypted = await qpdfTransform(source, ['--encrypt', 'user', 'owner', '256', '--']);
+    const without = await call({ pdf: b64(encrypted), fields: { zip: '12345' } });
+    assert.equal((await readProblem(without)).slug, 'pdf-password-required');
+    const pdf = await pdfOf(await call({ pdf: b64(encrypted), password: 'user', fields: { zip: '12345', 'person.name': 'Zoë' } }));
+    assert.equal((await pdfInfo(pdf)).Encrypted, 'no');
+    const fields = await formFields(pdf);
+    assert.deepEqual([fields.get('zip')?.value, fields.get('person.name')?.value], ['12345', 'Zoë']);
+  });
+
+  await t.test('a hybrid XFA form loses its XFA part; a certification with DocMDP P=1 is refused', async () => {
+    const doc = await PDFDocument.load(source);
+    const context = doc.context;
+    const acroForm = doc.catalog.lookup(PDFName.of('AcroForm'), PDFDict);
+    acroForm.set(PDFName.of('XFA'), context.obj([PDFString.of('template'), context.register(context.stream('<template/>'))]));
+    const hybrid = await doc.save({ updateFieldAppearances: false });
+    const filled = await PDFDocument.load(await pdfOf(await call({ pdf: b64(hybrid), fields: { zip: '12345' } })));
+    assert.equal(filled.catalog.lookup(PDFName.of('AcroForm'), PDFDict).get(PDFName.of('XFA')), undefined);
+    assert.equal(filled.getForm().getTextField('zip').getText(), '12345');
+
+    const reference = context.obj({ Type: 'SigRef', TransformMethod: 'DocMDP', TransformParams: { Type: 'TransformParams', P: 1, V: '1.2' } });
+    doc.catalog.set(PDFName.of('Perms'), context.obj({ DocMDP: context.register(context.obj({ Type: 'Sig', Reference: [reference] })) }));
+    const response = await call({ pdf: b64(await doc.save({ updateFieldAppearances: false })), fields: { zip: '12345' } });
+    const problem = await readProblem(response);
+    assert.equal(problem.slug, 'document-certified');
+    assert.deepEqual(problem.errors?.map((error) => [error.field, error.code]), [['pdf', 'CERTIFIED_NO_CHANGES']]);
   });
 
   await t.test('tiers and the request schema', async () => {
