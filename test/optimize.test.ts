@@ -13,46 +13,13 @@ import { imageHeavyPdf, textHeavyPdf } from './fixtures/optimize-documents.js';
 import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
-import { pdfFonts, pdfInfo, pdfToText, qpdfCheck, withFile } from './helpers/pdf-tools.js';
+import { pdfFonts, pdfImages, pdfInfo, pdfToText, qpdfCheck, withFile, type PdfImage } from './helpers/pdf-tools.js';
 import { startTestServer } from './helpers/server.js';
 import { signedPdf } from './helpers/signed-pdf.js';
 import { pdfsig } from './helpers/signing.js';
 
 const run = promisify(execFile);
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
-
-interface ListedImage {
-  readonly page: number;
-  readonly type: string;
-  readonly width: number;
-  readonly height: number;
-  readonly color: string;
-  readonly encoding: string;
-  readonly object: number;
-  readonly ppi: number;
-}
-
-/** `pdfimages -list`: every image painted, with its pixel size and its resolution where it is placed. */
-async function listImages(pdf: Uint8Array, password?: string): Promise<ListedImage[]> {
-  const out = await withFile(pdf, async (path) => (await run('pdfimages', [...(password === undefined ? [] : ['-upw', password]), '-list', path])).stdout);
-  return out
-    .split('\n')
-    .slice(2)
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      const cells = line.trim().split(/\s+/);
-      return {
-        page: Number(cells[0]),
-        type: cells[2] as string,
-        width: Number(cells[3]),
-        height: Number(cells[4]),
-        color: cells[5] as string,
-        encoding: cells[8] as string,
-        object: Number(cells[10]),
-        ppi: Number(cells[12]),
-      };
-    });
-}
 
 /** pdfinfo's per-page sizes, "612 x 792" each. */
 async function pageSizes(pdf: Uint8Array): Promise<string[]> {
@@ -86,37 +53,37 @@ test('optimize: smaller, same text, same pages, images at the target resolution'
   };
   const heavy = await imageHeavyPdf({ pages: 3, photoWidth: 1800, placedWidth: 180 });
   const text = await textHeavyPdf(12);
-  const before = await listImages(heavy);
+  const before = await pdfImages(heavy);
 
   await t.test('image-heavy, default profile (ebook): every downsampled image at 150 ppi, the duplicate photograph stored once', async () => {
     const { pdf, response } = await optimized(heavy);
     assert.equal(response.headers.get('x-optimization'), 'optimized');
     assert.ok(pdf.length < heavy.length / 10, `${heavy.length} → ${pdf.length}`);
-    const after = await listImages(pdf);
+    const after = await pdfImages(pdf);
     assert.equal(after.length, before.length, 'every placement still paints an image');
     // The photographs (1800 px placed 180 pt wide: 720 ppi) and the others were all above 1.5 x 150 ppi.
     for (const image of before) assert.ok(image.ppi > 225, `fixture image at ${image.ppi} ppi`);
     for (const image of after) assert.ok(Math.abs(image.ppi - 150) <= 1, `${JSON.stringify(image)} is not at 150 ppi`);
     // The photographs stay JPEG, the few-colour chart stays lossless, the soft mask stays a gray soft mask.
-    const chart = after[2] as ListedImage;
+    const chart = after[2] as PdfImage;
     assert.deepEqual([chart.type, chart.encoding], ['image', 'image']);
     assert.deepEqual(after.filter((image) => image.type === 'smask').map((image) => image.color), ['gray']);
     assert.ok(after.filter((image) => image.type === 'image' && image !== chart).every((image) => image.encoding === 'jpeg'));
     // The last photograph is the first stored again: one object after, two before.
-    const objects = (list: ListedImage[]) => new Set(list.filter((image) => image.type === 'image').map((image) => image.object)).size;
+    const objects = (list: PdfImage[]) => new Set(list.filter((image) => image.type === 'image').map((image) => image.object)).size;
     assert.equal(objects(after), objects(before) - 1);
   });
 
   await t.test('profiles set the resolution (screen 72, printer 300); image_dpi overrides the profile', async () => {
     for (const [body, ppi] of [[{ profile: 'screen' }, 72], [{ profile: 'printer' }, 300], [{ profile: 'printer', image_dpi: 100 }, 100]] as const) {
-      const photos = (await listImages((await optimized(heavy, body)).pdf)).filter((image) => image.page > 1);
+      const photos = (await pdfImages((await optimized(heavy, body)).pdf)).filter((image) => image.page > 1);
       assert.ok(photos.length > 0);
       for (const image of photos) assert.ok(Math.abs(image.ppi - ppi) <= 1, `${JSON.stringify(body)}: ${image.ppi} ppi`);
     }
   });
 
   await t.test('grayscale: the images become gray', async () => {
-    const after = await listImages((await optimized(heavy, { grayscale: true })).pdf);
+    const after = await pdfImages((await optimized(heavy, { grayscale: true })).pdf);
     assert.deepEqual([...new Set(after.map((image) => image.color))], ['gray']);
   });
 
@@ -169,7 +136,7 @@ test('optimize: smaller, same text, same pages, images at the target resolution'
     assert.match(info, /^Encrypted:\s+yes \(.*AES-256/m);
     await withFile(pdf, async (path) => run('qpdf', ['--check', '--password=user-pw', path]));
     await assert.rejects(withFile(pdf, async (path) => run('pdftotext', [path, '-'])), 'the result does not open without the password');
-    assert.ok((await listImages(pdf, 'user-pw')).every((image) => Math.abs(image.ppi - 150) <= 1));
+    assert.ok((await pdfImages(pdf, 'user-pw')).every((image) => Math.abs(image.ppi - 150) <= 1));
   });
 
   await t.test('a signed document: 422 document-signed, unless remove_signatures (then no signature is left to be broken)', async () => {

@@ -96,3 +96,36 @@ export function qpdfTransform(pdf: Uint8Array, args: readonly string[]): Promise
     return new Uint8Array(await readFile(out));
   });
 }
+
+export interface PdfImage {
+  readonly page: number;
+  readonly type: string;
+  readonly width: number;
+  readonly height: number;
+  readonly color: string;
+  readonly encoding: string;
+  readonly object: number;
+  readonly ppi: number;
+}
+
+/** `pdfimages -list`: every image painted, with its pixel size and its resolution where it is placed. */
+export async function pdfImages(pdf: Uint8Array, password?: string): Promise<PdfImage[]> {
+  const out = await withFile(pdf, async (path) => (await run('pdfimages', [...(password === undefined ? [] : ['-upw', password]), '-list', path])).stdout);
+  return out
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      const cells = line.trim().split(/\s+/);
+      return {
+        page: Number(cells[0]),
+        type: cells[2] as string,
+        width: Number(cells[3]),
+        height: Number(cells[4]),
+        color: cells[5] as string,
+        encoding: cells[8] as string,
+        object: Number(cells[10]),
+        ppi: Number(cells[12]),
+      };
+    });
+}

@@ -149,20 +149,19 @@ export function targetPixels(image: { width: number; height: number }, placed: P
 
 async function writeWithQpdf(rewritten: Uint8Array, objectStreams: boolean, encryption: { original: Uint8Array; password: string } | undefined): Promise<Uint8Array> {
   const inputs = new Map([[INPUT, rewritten]]);
-  const args = [
-    INPUT,
-    `--object-streams=${objectStreams ? 'generate' : 'disable'}`,
-    '--compress-streams=y',
-    '--recompress-flate',
-    '--compression-level=9',
-    '--remove-unreferenced-resources=yes',
-  ];
+  const common = [`--object-streams=${objectStreams ? 'generate' : 'disable'}`, '--compress-streams=y', '--remove-unreferenced-resources=yes'];
   if (encryption !== undefined) {
     inputs.set(ORIGINAL, encryption.original);
-    args.push(`--copy-encryption=${ORIGINAL}`, `--encryption-file-password=${encryption.password}`);
+    common.push(`--copy-encryption=${ORIGINAL}`, `--encryption-file-password=${encryption.password}`);
   }
-  args.push(OUTPUT);
-  const run = await qpdf({ args, inputs, outputs: [OUTPUT] });
+  // Recompressing inflates every Flate stream, and one that does not inflate
+  // (damaged data a viewer skips) fails the whole run in this build (exit 2,
+  // "stream inflate: incorrect header check"): then the file is written
+  // again with every Flate stream copied as it is.
+  let run = await qpdf({ args: [INPUT, ...common, '--recompress-flate', '--compression-level=9', OUTPUT], inputs, outputs: [OUTPUT] });
+  if (!((run.exitCode === 0 || run.exitCode === 3) && run.outputs.has(OUTPUT))) {
+    run = await qpdf({ args: [INPUT, ...common, OUTPUT], inputs, outputs: [OUTPUT] });
+  }
   const output = run.outputs.get(OUTPUT);
   if ((run.exitCode === 0 || run.exitCode === 3) && output !== undefined) return output;
   throw damaged(run.stderr);
