@@ -1,14 +1,15 @@
-// Text and patterns turned into areas: each page's text as the reader reads
-// it (the same runs /v1/parse reports), searched with RE2's linear-time
-// engine (re2js: no backtracking, so `(a+)+$` on hostile text costs what
-// any other pattern does), each match's characters boxed from the run's
-// glyph advances. An exact phrase is a pattern too: its words quoted, the
+// Text and patterns turned into areas: each page's text, glyph by glyph as
+// the reader's operator list shows it (redact/glyphs.ts), searched with
+// RE2's linear-time engine (re2js: no backtracking, so `(a+)+$` on hostile
+// text costs what any other pattern does), each match boxed from its
+// glyphs, one box per line. An exact phrase is a pattern too: its words quoted, the
 // whitespace between them matching any whitespace, line breaks included.
 import { RE2JS } from 're2js';
-import type { ReaderDocument, TextItem } from '../../read/types.js';
+import type { ReaderDocument } from '../../read/types.js';
 import { TaskFailure } from '../../task/json-task.js';
 import type { Box } from './geometry.js';
 import { boxAround } from './geometry.js';
+import { pageGlyphs, type PlacedGlyph } from './glyphs.js';
 
 /** Matches one request may turn into areas, over every search and page: past it, 422 on the search that overflowed. */
 export const MAX_MATCHES = 10_000;
@@ -40,13 +41,13 @@ export async function findAreas(reader: ReaderDocument, searches: readonly Searc
   let matches = 0;
   for (let number = 1; number <= reader.pageCount; number++) {
     const page = await reader.page(number);
-    let items: readonly TextItem[];
+    let glyphs: PlacedGlyph[];
     try {
-      items = await page.text({ styles: true });
+      glyphs = await pageGlyphs(page);
     } finally {
       page.close();
     }
-    const layout = pageText(items);
+    const layout = pageText(glyphs);
     for (const search of searches) {
       const matcher = search.pattern.matcher(layout.text);
       while (matcher.find()) {
@@ -67,82 +68,75 @@ export async function findAreas(reader: ReaderDocument, searches: readonly Searc
 
 interface PageText {
   readonly text: string;
-  /** The boxes of the characters [start, end), one per run they fall in, whitespace at either end left out. */
+  /** One box per line around the glyphs of the characters [start, end), whitespace glyphs at either end of a line left out. */
   boxes(start: number, end: number): Box[];
 }
 
-/** The runs joined (a line break after a run that ends a line), and where each character of the joined text is. */
-function pageText(items: readonly TextItem[]): PageText {
+/**
+ * The glyphs' text in drawing order, a line break where the next glyph is
+ * off the previous one's baseline by half its size, a space where it starts
+ * a quarter of its size or more after the previous one ends (or jumps back):
+ * PDFs often draw no space glyph between words.
+ */
+function pageText(glyphs: readonly PlacedGlyph[]): PageText {
   let text = '';
-  const runStart: number[] = [];
-  const offsets: number[][] = [];
-  for (const item of items) {
-    runStart.push(text.length);
-    offsets.push(characterOffsets(item));
-    text += item.text;
-    if (item.endsLine) text += '\n';
-  }
-  const runAt = (index: number): number => {
-    let low = 0;
-    let high = runStart.length - 1;
-    while (low < high) {
-      const mid = (low + high + 1) >> 1;
-      if ((runStart[mid] as number) <= index) low = mid;
-      else high = mid - 1;
+  const glyphAt: number[] = [];
+  const lineOf: number[] = [];
+  let line = 0;
+  glyphs.forEach((glyph, index) => {
+    const previous = glyphs[index - 1];
+    if (previous !== undefined) {
+      const dx = previous.end[0] - previous.start[0];
+      const dy = previous.end[1] - previous.start[1];
+      const length = Math.hypot(dx, dy) || 1;
+      const [ux, uy] = length === 1 && dx === 0 && dy === 0 ? [1, 0] : [dx / length, dy / length];
+      const offX = glyph.start[0] - previous.end[0];
+      const offY = glyph.start[1] - previous.end[1];
+      const along = offX * ux + offY * uy;
+      const across = Math.abs(offY * ux - offX * uy);
+      const size = Math.max(previous.size, glyph.size, 0.01);
+      if (across > size / 2) {
+        text += '\n';
+        glyphAt.push(-1);
+        line++;
+      } else if ((along > size / 4 || along < -size) && !/\s$/u.test(text) && !/^\s/u.test(glyph.text)) {
+        text += ' ';
+        glyphAt.push(-1);
+      }
     }
-    return low;
-  };
+    lineOf.push(line);
+    // A space glyph drawn back over the previous glyph separates nothing (pdftotext drops it too: "Deﬁ cit" in a corpus table).
+    if (previous !== undefined && /^\s+$/u.test(glyph.text) && overlapsPrevious(previous, glyph)) return;
+    // NFKC, as the reader's text is: a ligature glyph (U+FB01) reads "fi", so "Definition" matches it.
+    const chars = glyph.text.normalize('NFKC');
+    for (let k = 0; k < chars.length; k++) glyphAt.push(index);
+    text += chars;
+  });
   return {
     text,
     boxes(start, end) {
-      const out: Box[] = [];
-      for (let run = runAt(start); run < items.length && (runStart[run] as number) < end; run++) {
-        const item = items[run] as TextItem;
-        const from = Math.max(start, runStart[run] as number) - (runStart[run] as number);
-        let to = Math.min(end, (runStart[run] as number) + item.text.length) - (runStart[run] as number);
-        let first = from;
-        while (first < to && /\s/u.test(item.text[first] as string)) first++;
-        while (to > first && /\s/u.test(item.text[to - 1] as string)) to--;
-        if (to <= first) continue;
-        const at = offsets[run] as number[];
-        out.push(runBox(item, at[first] as number, at[to] as number));
+      const lines = new Map<number, Box[]>();
+      let last = -1;
+      for (let i = start; i < end; i++) {
+        const index = glyphAt[i] ?? -1;
+        if (index < 0 || index === last) continue;
+        last = index;
+        const glyph = glyphs[index] as PlacedGlyph;
+        if (/^\s*$/u.test(glyph.text)) continue;
+        const onLine = lines.get(lineOf[index] as number) ?? [];
+        onLine.push(glyph.box);
+        lines.set(lineOf[index] as number, onLine);
       }
-      return out;
+      return [...lines.values()].map((boxes) => boxAround(boxes.flatMap((box) => [[box.x0, box.y0], [box.x1, box.y1]] as [number, number][])));
     },
   };
 }
 
-/**
- * Where each character of a run starts along its baseline (points from the
- * run's start; one more entry for the run's end). The reader's advances are
- * the glyphs' widths of the non-whitespace characters; whatever the run's
- * width has beyond them (spaces, word and character spacing) is shared out
- * among its whitespace, or, with none, spread over every character. Without
- * advances the width is shared evenly.
- */
-function characterOffsets(item: TextItem): number[] {
-  const chars = item.text;
-  const advances = item.advances;
-  const widths = new Array<number>(chars.length).fill(item.width / Math.max(1, chars.length));
-  const solid = [...chars].length === chars.length ? [...chars].map((char, i) => (/\s/u.test(char) ? -1 : i)).filter((i) => i >= 0) : [];
-  if (advances !== null && advances !== undefined && advances.length === solid.length && solid.length > 0 && advances.every(Number.isFinite)) {
-    const glyphs = advances.reduce((sum, advance) => sum + advance, 0);
-    const spaces = chars.length - solid.length;
-    const rest = item.width - glyphs;
-    const scale = spaces === 0 || rest < 0 ? (glyphs > 0 ? item.width / glyphs : 1) : 1;
-    widths.fill(spaces > 0 && rest >= 0 ? rest / spaces : 0);
-    solid.forEach((index, k) => (widths[index] = (advances[k] as number) * scale));
-  }
-  const offsets = [0];
-  for (const width of widths) offsets.push((offsets.at(-1) as number) + width);
-  return offsets;
-}
-
-/** The box of the run between two offsets along its baseline, in its own direction (TextItem.rotation, clockwise). */
-function runBox(item: TextItem, from: number, to: number): Box {
-  const angle = (item.rotation * Math.PI) / 180;
-  const along: [number, number] = [Math.cos(angle), Math.sin(angle)];
-  const down: [number, number] = [-along[1], along[0]];
-  const corner = (s: number, t: number): [number, number] => [item.x + s * along[0] + t * down[0], item.y + s * along[1] + t * down[1]];
-  return boxAround([corner(from, 0), corner(to, 0), corner(from, item.height), corner(to, item.height)]);
+function overlapsPrevious(previous: PlacedGlyph, glyph: PlacedGlyph): boolean {
+  const dx = previous.end[0] - previous.start[0];
+  const dy = previous.end[1] - previous.start[1];
+  const length = Math.hypot(dx, dy);
+  if (length === 0) return false;
+  const along = ((glyph.start[0] - previous.end[0]) * dx + (glyph.start[1] - previous.end[1]) * dy) / length;
+  return along < -0.1 * Math.max(previous.size, 0.01);
 }
