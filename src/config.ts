@@ -111,6 +111,15 @@ const EnvSchema = v.object({
   PLATEN_EMBEDDINGS_TIMEOUT_MS: v.optional(integer(100, 600_000), '30000'),
   PLATEN_EMBEDDINGS_BATCH: v.optional(integer(1, 2048), '64'),
   PLATEN_EMBED_MAX_INPUTS: v.optional(integer(1, 100_000), '2048'),
+  PLATEN_VECTOR_STORE_ALLOW: v.optional(
+    v.pipe(
+      list,
+      v.check((items) => items.every((item) => /^[A-Za-z0-9.:_-]+(\/[0-9]{1,3})?$/.test(item)), 'must be comma-separated host names, IP addresses or CIDR ranges'),
+    ),
+    '',
+  ),
+  PLATEN_VECTOR_STORE_KEY: v.optional(v.pipe(v.string(), v.trim(), v.regex(/^[A-Za-z0-9+/]{43}=$/, 'must be 32 bytes in base64 (openssl rand -base64 32)'))),
+  PLATEN_VECTOR_INDEX_MIN_ROWS: v.optional(integer(1, 100_000_000), '10000'),
 });
 
 type Env = v.InferOutput<typeof EnvSchema>;
@@ -209,6 +218,12 @@ export interface Config {
   readonly embeddings: EmbeddingsProviderConfig | undefined;
   /** Inputs one /v1/rag/embed request may carry (PLATEN_EMBED_MAX_INPUTS). */
   readonly embedMaxInputs: number;
+  /** Hosts and CIDR ranges a pgvector endpoint may be at although they are private, loopback or link-local (PLATEN_VECTOR_STORE_ALLOW). */
+  readonly vectorStoreAllow: readonly string[];
+  /** AES-256-GCM key that seals remembered pgvector connections in Redis (PLATEN_VECTOR_STORE_KEY); without it they stay in each node's memory. */
+  readonly vectorStoreKey: Buffer | undefined;
+  /** Rows at which an embedded collection gets its approximate (HNSW) index. */
+  readonly vectorIndexMinRows: number;
   /** Pixels (width × height) of an input image the accelerator decodes (413 image-too-large past it). */
   readonly maxImagePixels: number;
   /** Sidecar mode: also listen on this Unix socket; its requests are local (no rate limits). */
@@ -364,6 +379,9 @@ function fromEnv(env: Env, proxyEnv: Readonly<Record<string, string | undefined>
     }),
     embeddings: embeddingsProvider(env, proxyEnv),
     embedMaxInputs: env.PLATEN_EMBED_MAX_INPUTS,
+    vectorStoreAllow: Object.freeze(env.PLATEN_VECTOR_STORE_ALLOW),
+    vectorStoreKey: env.PLATEN_VECTOR_STORE_KEY === undefined ? undefined : Buffer.from(env.PLATEN_VECTOR_STORE_KEY, 'base64'),
+    vectorIndexMinRows: env.PLATEN_VECTOR_INDEX_MIN_ROWS,
     maxImagePixels: env.PLATEN_MAX_IMAGE_PIXELS,
     socketPath: env.PLATEN_SOCKET,
     maxImageBytes: env.PLATEN_MAX_IMAGE_BYTES,

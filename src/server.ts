@@ -8,6 +8,7 @@ import { tierIncludes } from './auth/tiers.js';
 import { healthRoute } from './accel/health.js';
 import { accelRoutes } from './accel/routes.js';
 import { EmbeddingsProvider } from './accel/rag/embeddings-provider.js';
+import { VectorStores } from './store/vectors/stores.js';
 import { metricsRoute } from './accel/metrics.js';
 import { Health } from './health.js';
 import { BodyBudget } from './http/body-budget.js';
@@ -53,6 +54,8 @@ export interface RunningServer {
   /** The sidecar's Unix socket (PLATEN_SOCKET), when configured. */
   readonly socketPath: string | undefined;
   readonly pool: WorkerPool;
+  /** The vector stores of /v1/rag/index and /v1/rag/search (tests wait on their index builds). */
+  readonly vectors: VectorStores;
   /** Graceful: readiness false, listener closed, in-flight requests finished (bounded), pool closed. */
   close(): Promise<void>;
 }
@@ -100,6 +103,15 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   const backends = await openBackends(config, pool, logger, () => `${config.host}:${port}`, weightOf, options.now);
   // The remote embedding models of /v1/rag/embed, when the deployment names a provider.
   const embeddings = config.embeddings === undefined ? undefined : new EmbeddingsProvider(config.embeddings);
+  // The vector stores of /v1/rag/index and /v1/rag/search; the embedded one opens its directory on first use.
+  const vectors = new VectorStores({
+    dataDir: config.dataDir,
+    indexMinRows: config.vectorIndexMinRows,
+    allow: config.vectorStoreAllow,
+    sealingKey: config.vectorStoreKey,
+    redis: backends.redis,
+    logger,
+  });
   const { jobs, runner, idempotency, sessions, approvals: approvalStore } = backends;
   // The approval flow exists only when some operation needs approval.
   const approvals =
@@ -161,7 +173,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       ...(requestStats === undefined
         ? []
         : [metricsRoute(metricsRegistry({ requests: requestStats, tasks: pool.tasks, pool: () => pool.stats, inFlight: () => lifecycle.inFlight, bodyBytesHeld: () => bodyBudget.held }))]),
-      ...accelRoutes(pool, config, embeddings),
+      ...accelRoutes(pool, config, embeddings, vectors),
       clusterRoute(backends.nodes, config.version),
     ]),
     ...(options.extraRoutes ?? []),
@@ -180,6 +192,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     keys.close();
     await backends.close();
     embeddings?.close();
+    await vectors.close();
     await pool.close();
     throw error;
   }
@@ -211,6 +224,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
       // Running jobs are stopped and stay `running`: they run again after a restart (or on another node).
       await backends.close();
       embeddings?.close();
+      await vectors.close();
       await pool.close();
     })());
 
@@ -223,7 +237,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     }
   }
 
-  return { port, socketPath: sidecar?.path, pool, close };
+  return { port, socketPath: sidecar?.path, pool, vectors, close };
 }
 
 function listen(app: ReturnType<typeof uws.App>, host: string, port: number): Promise<us_listen_socket> {

@@ -325,11 +325,11 @@ test('a running server answers as the contracts say', async (t) => {
     await assertMatchesContract(render, 'post', '/api/v1/render', response);
   });
 
-  await t.test('404 not-found: unknown paths, and accelerator routes not in this version', async () => {
+  await t.test('404 not-found: unknown paths, on both APIs', async () => {
     const response = await fetch(`${base}/api/v1/sessions`, { headers: bearer(KEYS.enterprise) });
     const body = (await assertMatchesResponse(render, 'NotFound', 404, response)) as Node;
     assert.equal(body.instance, '/api/v1/sessions');
-    await assertMatchesResponse(accel, 'NotFound', 404, await fetch(`${base}/v1/rag/search`, postJson(KEYS.enterprise, {})));
+    await assertMatchesResponse(accel, 'NotFound', 404, await fetch(`${base}/v1/rag/rerank`, postJson(KEYS.enterprise, {})));
     await assertMatchesResponse(accel, 'NotFound', 404, await fetch(`${base}/metrics`));
   });
 

@@ -5,7 +5,7 @@
 # missing and running as root (CI, fresh machines); otherwise we say exactly
 # what to install and stop, rather than letting tests fail obscurely.
 set -euo pipefail
-declare -A package_of=([qpdf]=qpdf [pdftotext]=poppler-utils [pdfinfo]=poppler-utils [pdffonts]=poppler-utils [redis-server]=redis-server
+declare -A package_of=([qpdf]=qpdf [pdftotext]=poppler-utils [pdfinfo]=poppler-utils [pdffonts]=poppler-utils [redis-server]=redis-server [redis-cli]=redis-tools
   [vips]=libvips-tools [vipsheader]=libvips-tools [hb-subset]=libharfbuzz-bin [fc-scan]=fontconfig [ttx]=fonttools [fonttools]=fonttools)
 # Files the font tests read: a CJK collection (TTC of CFF faces, 19 MB) from Debian.
 declare -A package_of_file=([/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc]=fonts-noto-cjk)

@@ -24,3 +24,5 @@ export { ragChunk as 'rag-chunk' } from './rag/chunk-task.js';
 export { ragEmbed as 'rag-embed' } from './rag/embed-task.js';
 export { complianceCheck as 'compliance-check' } from './analysis/compliance-check-task.js';
 export { checkAccessibility as 'check-accessibility' } from './analysis/check-accessibility-task.js';
+export { ragIndex as 'rag-index' } from './rag/index-task.js';
+export { ragSearch as 'rag-search' } from './rag/search-task.js';

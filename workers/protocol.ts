@@ -54,6 +54,10 @@ export interface TaskMap {
   'compliance-check': { options: NoOptions; value: AccelValue };
   /** POST /api/v1/check-accessibility: a PDF checked against PDF/UA-1 (ISO 14289-1) rule by rule. */
   'check-accessibility': { options: NoOptions; value: AccelValue };
+  /** POST /v1/rag/index: a PDF chunked and embedded (IndexPlan, INDEX_PLAN_MEDIA_TYPE) for the main thread to write to a vector store. */
+  'rag-index': { options: RagIndexOptions; value: AccelValue };
+  /** POST /v1/rag/search: the request validated (SearchPlan, SEARCH_PLAN_MEDIA_TYPE) for the main thread to look up. */
+  'rag-search': { options: NoOptions; value: AccelValue };
 }
 
 /** The named exports of workers/index.ts. */
@@ -265,6 +269,74 @@ export interface RemoteEmbedPlan {
   readonly dimensions: number | null;
   readonly normalize: boolean;
   readonly inputs: readonly { readonly id: string; readonly text: string; readonly token_count: number }[];
+}
+
+/** Options of the `rag-index` task: the reader's limits and the remote models, as rag-chunk and rag-embed take them. */
+export interface RagIndexOptions extends ReadOptions {
+  readonly remoteModels: readonly string[];
+}
+
+/** A vector store as the index and search requests name it, validated by the worker. */
+export interface VectorStoreRef {
+  readonly backend: 'embedded' | 'pgvector';
+  readonly collection: string;
+  /** pgvector only: postgres://user@host:port/database (the password is api_key). */
+  readonly endpoint: string | null;
+  readonly api_key: string | null;
+}
+
+/** The media type of a `rag-index` answer: an IndexPlan. */
+export type IndexPlanMediaType = 'application/vnd.platen.index-plan+json';
+
+/** The accelerator contract's chunk, as rag-chunk answers it and rag-index stores it. */
+export interface PlanChunk {
+  readonly chunk_id: string;
+  readonly text: string;
+  readonly page: number;
+  readonly section: string;
+  readonly token_count: number;
+  readonly metadata: { readonly headings_path: readonly string[]; readonly is_table: boolean; readonly language: string | null };
+}
+
+/** A document chunked and (for the built-in model) embedded, to be written to the store named in it. */
+export interface IndexPlan {
+  readonly document_id: string;
+  readonly page_count: number;
+  readonly vector_store: VectorStoreRef;
+  readonly upsert: boolean;
+  readonly namespace: string;
+  readonly model: string;
+  /** null for a remote model: the provider decides. */
+  readonly dimensions: number | null;
+  readonly chunks: readonly PlanChunk[];
+  /**
+   * The built-in model's vectors, chunk by chunk, as little-endian float32s
+   * in base64: decoding that is native and linear, where JSON arrays of
+   * numbers would be parsed number by number on the main thread.
+   */
+  readonly vectors: string | null;
+  /** A remote model: the texts the main thread has the provider embed. */
+  readonly remote: RemoteEmbedPlan | null;
+}
+
+/** The media type of a `rag-search` answer: a SearchPlan. */
+export type SearchPlanMediaType = 'application/vnd.platen.search-plan+json';
+
+/** The columns a search filter may name, by the path a request names them with. */
+export type FilterColumn = 'document_id' | 'chunk_id' | 'page' | 'section' | 'is_table' | 'language';
+
+export interface FilterTerm {
+  readonly column: FilterColumn;
+  readonly value: string | number | boolean | null;
+}
+
+export interface SearchPlan {
+  readonly query: string;
+  readonly vector_store: VectorStoreRef;
+  readonly top_k: number;
+  readonly min_score: number | null;
+  readonly namespace: string;
+  readonly filter: readonly FilterTerm[];
 }
 
 export type Task<Options = Record<string, unknown>, Value extends TaskValue = TaskValue> = (input: TaskInput<Options>) => Promise<Outcome<Value>>;

@@ -6,7 +6,7 @@ import type { Tier } from '../auth/tiers.js';
 import type { AccelValue, OptionsOf, TaskMap, TaskName } from '../../workers/protocol.js';
 import { dispatch } from '../http/dispatch.js';
 import { accelEnvelope } from '../http/envelope.js';
-import type { Route } from '../http/route.js';
+import type { Route, RouteContext } from '../http/route.js';
 import type { WorkerPool } from '../pool/pool.js';
 
 /** The tasks that answer in the accelerator's envelope (workers/lib/json-task.ts). */
@@ -25,9 +25,9 @@ export interface AccelOperation<Task extends AccelTask = AccelTask> {
   /**
    * Work the main thread finishes when the task answers with something other
    * than the envelope's `data` (a request to a remote provider the worker
-   * validated): it returns the `data` bytes.
+   * validated, a document to write to a vector store): it returns the `data` bytes.
    */
-  readonly carryOut?: (value: AccelValue, signal: AbortSignal) => Promise<Uint8Array>;
+  readonly carryOut?: (value: AccelValue, context: RouteContext) => Promise<Uint8Array>;
 }
 
 /** One declaration per task, each checked against its own task's options. */
@@ -42,7 +42,7 @@ export function accelRoute<Task extends AccelTask>(pool: WorkerPool, apiVersion:
     operation: declared.operation,
     async handle(context) {
       const value = await dispatch(pool, context, declared.task, declared.options);
-      const data = value.mediaType !== 'application/json' && declared.carryOut !== undefined ? await declared.carryOut(value, context.signal) : new Uint8Array(value.body);
+      const data = value.mediaType !== 'application/json' && declared.carryOut !== undefined ? await declared.carryOut(value, context) : new Uint8Array(value.body);
       return {
         status: 200,
         mediaType: 'application/json',

@@ -5,11 +5,15 @@ import type { Config } from '../config.js';
 import type { Route } from '../http/route.js';
 import type { WorkerPool } from '../pool/pool.js';
 import { accelRoute, type AnyAccelOperation } from './operation.js';
+import type { VectorStores } from '../store/vectors/stores.js';
 import type { EmbeddingsProvider } from './rag/embeddings-provider.js';
 import { remoteEmbed } from './rag/remote-embed.js';
+import { indexDocument } from './rag/vector-index.js';
+import { searchCollection } from './rag/vector-search.js';
 
-export function accelRoutes(pool: WorkerPool, config: Config, embeddings: EmbeddingsProvider | undefined): Route[] {
+export function accelRoutes(pool: WorkerPool, config: Config, embeddings: EmbeddingsProvider | undefined, vectors: VectorStores): Route[] {
   const readOptions = { maxPages: config.maxPages, workBudget: config.readWorkBudget };
+  const embedOptions = { maxInputs: config.embedMaxInputs, remoteModels: embeddings?.models ?? [] };
   const operations: AnyAccelOperation[] = [
     { path: '/v1/linearize', tier: 'core', operation: 'linearize', task: 'linearize', options: {} },
     {
@@ -29,8 +33,24 @@ export function accelRoutes(pool: WorkerPool, config: Config, embeddings: Embedd
       tier: 'enterprise',
       operation: 'rag-embed',
       task: 'rag-embed',
-      options: { maxInputs: config.embedMaxInputs, remoteModels: embeddings?.models ?? [] },
+      options: embedOptions,
       carryOut: remoteEmbed(embeddings),
+    },
+    {
+      path: '/v1/rag/index',
+      tier: 'enterprise',
+      operation: 'rag-index',
+      task: 'rag-index',
+      options: { ...readOptions, remoteModels: embedOptions.remoteModels },
+      carryOut: indexDocument(vectors, embeddings),
+    },
+    {
+      path: '/v1/rag/search',
+      tier: 'enterprise',
+      operation: 'rag-search',
+      task: 'rag-search',
+      options: {},
+      carryOut: searchCollection({ pool, stores: vectors, provider: embeddings, embedOptions }),
     },
   ];
   return operations.map((operation) => accelRoute(pool, config.version, operation));

@@ -10,6 +10,8 @@ import {
   decodeClusterStatus,
   decodeCompare,
   decodeEmbed,
+  decodeIndex,
+  decodeSearch,
   decodeCompressImage,
   decodeEnvelope,
   decodeExtractText,
@@ -22,6 +24,7 @@ import {
   decodeSubsetFont,
   encodeCompare,
   encodeChunk,
+  encodeIndex,
   encodeCompressImage,
   encodeExtractText,
   encodeLinearize,
@@ -55,6 +58,10 @@ import type {
   CompareResult,
   EmbedRequest,
   EmbedResult,
+  IndexRequest,
+  IndexResult,
+  SearchRequest,
+  SearchResult,
   ExtractTextRequest,
   ExtractTextResult,
   HealthRecord,
@@ -194,6 +201,18 @@ export class PlatenClient {
   async embed(request: EmbedRequest, options: CallOptions = {}): Promise<AccelResponse<EmbedResult>> {
     const body = await this.#call(post('/v1/rag/embed', request), options);
     return decoded(body, (value) => decodeEnvelope(value, decodeEmbed));
+  }
+
+  /** POST /v1/rag/index (enterprise): chunk, embed and store a PDF in the caller's collection. */
+  async index(request: IndexRequest, options: CallOptions = {}): Promise<AccelResponse<IndexResult>> {
+    const body = await this.#call(post('/v1/rag/index', encodeIndex(request)), options);
+    return decoded(body, (value) => decodeEnvelope(value, decodeIndex));
+  }
+
+  /** POST /v1/rag/search (enterprise): the caller's chunks nearest to a query. */
+  async search(request: SearchRequest, options: CallOptions = {}): Promise<AccelResponse<SearchResult>> {
+    const body = await this.#call(post('/v1/rag/search', request), options);
+    return decoded(body, (value) => decodeEnvelope(value, decodeSearch));
   }
 
   /** GET /v1/cluster/status (enterprise). */

@@ -15,6 +15,9 @@ import type {
   ExtractTextRequest,
   ExtractTextResult,
   HealthRecord,
+  IndexRequest,
+  IndexResult,
+  SearchResult,
   LinearizeRequest,
   ParseRequest,
   ParseResult,
@@ -117,6 +120,29 @@ export function decodeEmbed(data: Json): EmbedResult {
     if (!Array.isArray(object(embedding, 'an embedding').vector)) throw new ShapeError('an embedding has no vector array');
   }
   return data as unknown as EmbedResult;
+}
+
+export function encodeIndex(request: IndexRequest): Json {
+  return { ...request, pdf_data: base64(request.pdf_data, 'pdf_data') };
+}
+
+export function decodeIndex(data: Json): IndexResult {
+  string(data, 'document_id');
+  string(data, 'collection');
+  number(data, 'chunks_indexed');
+  number(data, 'vectors_upserted');
+  return data as unknown as IndexResult;
+}
+
+export function decodeSearch(data: Json): SearchResult {
+  string(data, 'model');
+  if (!Array.isArray(data.results)) throw new ShapeError('data.results is not an array');
+  for (const hit of data.results as unknown[]) {
+    const result = object(hit, 'a search result');
+    string(result, 'chunk_id');
+    number(result, 'score');
+  }
+  return data as unknown as SearchResult;
 }
 
 export function decodeHealth(body: unknown): HealthRecord {

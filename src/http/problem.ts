@@ -33,6 +33,7 @@ export const PROBLEMS = {
   'rate-limit-exceeded': { status: 429, title: 'Too Many Requests' },
   internal: { status: 500, title: 'Internal Server Error' },
   'embeddings-provider-failed': { status: 502, title: 'Bad Gateway' },
+  'vector-store-failed': { status: 502, title: 'Bad Gateway' },
   'worker-pool-exhausted': { status: 503, title: 'Service Unavailable' },
   'shutting-down': { status: 503, title: 'Service Unavailable' },
   'store-unavailable': { status: 503, title: 'Service Unavailable' },
