@@ -80,6 +80,8 @@ interface Container {
   count: number;
   /** For dictionaries: the last key and the keys seen, with a few values kept (Length, ID). */
   key: string | undefined;
+  /** The key before `key`: `/Length 12 0 R` reads 0 where a key goes, and R puts Length back. */
+  previousKey: string | undefined;
   readonly keys: Set<string>;
   length: number | undefined;
   lengthRef: number | undefined;
@@ -309,7 +311,7 @@ class Scanner {
     if (token.kind === 'open') {
       if (top !== undefined) this.addValue(top, token);
       if (this.stack.length < MAX_DEPTH) {
-        this.stack.push({ kind: token.value as '[' | '<<', count: 0, key: undefined, keys: new Set(), length: undefined, lengthRef: undefined, ids: [], type: undefined, linearized: false });
+        this.stack.push({ kind: token.value as '[' | '<<', count: 0, key: undefined, previousKey: undefined, keys: new Set(), length: undefined, lengthRef: undefined, ids: [], type: undefined, linearized: false });
       }
       return;
     }
@@ -340,6 +342,7 @@ class Scanner {
       return;
     }
     if (container.count % 2 === 1) {
+      container.previousKey = container.key;
       container.key = token.kind === 'name' ? token.value : undefined;
       if (container.key !== undefined) container.keys.add(container.key);
       return;
@@ -352,6 +355,7 @@ class Scanner {
   /** `/Length 12 0 R`: the values 12 and 0 were counted; the R makes them one. */
   private referenceInDict(dict: Container): void {
     dict.count -= 1;
+    dict.key = dict.previousKey;
     if (dict.key === 'Length') {
       dict.lengthRef = dict.length;
       dict.length = undefined;

@@ -4,7 +4,7 @@
 // rendering intents, undefined operators, and transparency (forbidden in
 // part 1; in parts 2 and 3 blend modes are checked and a page that uses
 // transparency needs an output intent or a group colour space).
-import { PdfStream, type PdfValue } from '../../untrusted/pdf-values.js';
+import { PdfDict, PdfStream, type PdfValue } from '../../untrusted/pdf-values.js';
 import type { Violation } from '../rules.js';
 import type { PdfaDocument } from './document.js';
 import { readIccHeader } from './icc.js';
@@ -18,6 +18,7 @@ type Family = 'DeviceRGB' | 'DeviceCMYK' | 'DeviceGray';
 /** Device colour spaces named by the walk's colour spaces (resources, images, shadings, groups, alternates) and by the content streams' operators. */
 function* deviceUses(d: PdfaDocument, family: Family): Generator<Violation> {
   for (const cs of d.walk.colourSpaces) {
+    if (cs.defaults?.has(family.replace('Device', 'Default')) === true) continue;
     if (d.pdf.name(cs.value as PdfValue) === family || (Array.isArray(cs.value) && cs.value.length === 1 && d.pdf.name(cs.value[0]) === family)) yield at(cs.label, cs.page);
   }
   for (const use of d.content.deviceColour) if (use.family === family) yield at(use.label, use.page);
@@ -43,6 +44,15 @@ function* iccProfiles(d: PdfaDocument): Generator<{ header: ReturnType<typeof re
     const bytes = stream.decoded();
     yield { header: bytes === undefined ? undefined : readIccHeader(bytes), n: d.pdf.number(stream.dict.get('N')), label: cs.label, page: cs.page, stream };
   }
+}
+
+/** A value as something to compare by content (references followed, a few levels deep): two copies of one function are the same function. */
+function identity(d: PdfaDocument, value: PdfValue | undefined, depth = 0): string {
+  const resolved = depth > 8 ? value : d.pdf.resolve(value);
+  if (resolved instanceof PdfStream) return `stream ${identity(d, resolved.dict, depth + 1)} ${Buffer.from(resolved.raw).toString('base64')}`;
+  if (Array.isArray(resolved)) return `[${resolved.map((item) => identity(d, item, depth + 1)).join(' ')}]`;
+  if (resolved instanceof PdfDict) return `<<${[...resolved.entries].filter(([k]) => k !== 'Length').map(([k, v]) => `${k} ${identity(d, v, depth + 1)}`).join(' ')}>>`;
+  return String(resolved);
 }
 
 function usesTransparency(d: PdfaDocument, page: number): boolean {
@@ -134,6 +144,22 @@ export const GRAPHICS_RULES: readonly PdfaRule[] = [
         const colorants = d.pdf.dict(d.pdf.dict(cs.value[4])?.get('Colorants'));
         const missing = names.filter((n) => !colorants?.has(n!));
         if (missing.length > 0) yield at(`${cs.label}: ${missing.join(', ')}`, cs.page);
+      }
+    },
+  },
+  {
+    ids: { 2: '6.2.4.4-2' },
+    description: 'Separation colour spaces of the same colourant shall have the same tint transform and alternate space',
+    *check(d) {
+      const seen = new Map<string, string>();
+      for (const cs of d.walk.colourSpaces) {
+        if (!Array.isArray(cs.value) || d.pdf.name(cs.value[0]) !== 'Separation') continue;
+        const name = d.pdf.name(cs.value[1]);
+        if (name === undefined || name === 'All' || name === 'None') continue;
+        const key = `${identity(d, cs.value[2])}|${identity(d, cs.value[3])}`;
+        const before = seen.get(name);
+        if (before === undefined) seen.set(name, key);
+        else if (before !== key) yield at(`${cs.label}: colourant ${name}`, cs.page);
       }
     },
   },
@@ -262,6 +288,32 @@ export const GRAPHICS_RULES: readonly PdfaRule[] = [
       for (const i of d.walk.images) {
         const intent = d.pdf.name(i.value.dict.get('Intent'));
         if (intent !== undefined && !INTENTS.has(intent)) yield at(`${i.label}: ${intent}`, i.page);
+      }
+      for (const r of d.content.renderingIntents) if (!INTENTS.has(r.intent)) yield at(`${r.label}: ri ${r.intent}`, r.page);
+      for (const i of d.content.inlineImages) {
+        const intent = d.pdf.name(i.dict.get('Intent'));
+        if (intent !== undefined && !INTENTS.has(intent)) yield at(`inline image in ${i.label}: ${intent}`, i.page);
+      }
+    },
+  },
+  {
+    ids: { 2: '6.2.2-2' },
+    description: 'A content stream that uses named resources shall have its own Resources (not inherited from the page tree)',
+    check: (d) => d.content.inheritedNames.map((n) => at(`${n.label}: /${n.name}`, n.page)),
+  },
+  {
+    ids: { 2: '6.2.4.2-2' },
+    description: 'With an ICCBased CMYK colour space, overprinting shall not use overprint mode 1',
+    *check(d) {
+      const cmykPages = new Set(
+        d.walk.colourSpaces
+          .filter((cs) => Array.isArray(cs.value) && d.pdf.name(cs.value[0]) === 'ICCBased' && d.pdf.number(d.pdf.stream(cs.value[1])?.dict.get('N')) === 4)
+          .map((cs) => cs.page),
+      );
+      for (const g of d.walk.extGStates) {
+        if (!cmykPages.has(g.page)) continue;
+        const overprint = g.value.get('OP') === true || g.value.get('op') === true;
+        if (overprint && d.pdf.number(g.value.get('OPM')) === 1) yield at(`${g.label}: OPM 1 with overprint`, g.page);
       }
     },
   },

@@ -75,7 +75,8 @@ function* extensionObject(node: XmpNode, object: keyof typeof EXTENSION_FIELDS):
   }
   for (const [name, kind] of Object.entries(spec.fields)) {
     const child = node.children.find((c) => c.namespace === spec.namespace && c.name === name);
-    const required = !(kind === 'seq' || (object === 'field' && false));
+    // pdfaSchema:property and valueType may be absent; a value type without pdfaType:field is not (veraPDF's 6.6.2.3.3-15 fails it).
+    const required = kind !== 'seq' || (object === 'valueType' && name === 'field');
     if (child === undefined) {
       if (required) yield { kind: `${object}.${name}`, sample: `a pdfa ${object} without ${spec.prefix}:${name}` };
       continue;

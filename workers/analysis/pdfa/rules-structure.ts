@@ -61,7 +61,8 @@ export const STRUCTURE_RULES: readonly PdfaRule[] = [
     ids: { 1: '6.1.3-1', 2: '6.1.3-1' },
     description: 'The file trailer shall contain an ID',
     *check(d) {
-      const trailer = d.part === 1 && d.cos.linearized ? d.cos.firstTrailer : d.cos.lastTrailer;
+      // A linearized file's first-page trailer is the last one in update order (its /Prev points to the main one at the end).
+      const trailer = d.cos.linearized ? d.cos.firstTrailer : d.cos.lastTrailer;
       const ids = trailer?.ids ?? [];
       if (trailer === undefined || !trailer.keys.has('ID') || (d.part !== 1 && (ids.length === 0 || ids[0] === ''))) yield at('no ID in the trailer');
     },
@@ -109,12 +110,12 @@ export const STRUCTURE_RULES: readonly PdfaRule[] = [
   {
     ids: { 1: '6.1.6-1', 2: '6.1.6-1' },
     description: 'A hexadecimal string shall have an even number of digits',
-    check: (d) => d.cos.oddHexStrings.map((s) => at(s)),
+    check: (d) => [...d.cos.oddHexStrings.map((s) => at(s)), ...d.content.oddHexStrings.map((s) => at(s.sample, s.page))],
   },
   {
     ids: { 1: '6.1.6-2', 2: '6.1.6-2' },
     description: 'A hexadecimal string shall contain only hexadecimal digits and white-space',
-    check: (d) => d.cos.nonHexStrings.map((s) => at(s)),
+    check: (d) => [...d.cos.nonHexStrings.map((s) => at(s)), ...d.content.nonHexStrings.map((s) => at(s.sample, s.page))],
   },
   {
     ids: { 1: '6.1.7-1', 2: '6.1.7.1-1' },
@@ -180,7 +181,7 @@ export const STRUCTURE_RULES: readonly PdfaRule[] = [
   {
     ids: { 1: '6.1.12-1', 2: '6.1.13-1' },
     description: 'Integers shall lie in [-2^31, 2^31-1]',
-    check: (d) => d.cos.integers.map((n) => at(String(n))),
+    check: (d) => [...d.cos.integers.map((n) => at(String(n))), ...d.content.bigIntegers.map((n) => at(String(n.value), n.page))],
   },
   {
     ids: { 1: '6.1.12-2', 2: '6.1.13-2' },
@@ -203,6 +204,7 @@ export const STRUCTURE_RULES: readonly PdfaRule[] = [
     *check(d) {
       const limit = d.part === 1 ? 65536 : 32768;
       for (const n of d.cos.longStrings) if (n >= limit) yield at(`${n} bytes`);
+      for (const n of d.content.longStrings) if (n.length >= limit) yield at(`${n.length} bytes in a content stream`, n.page);
     },
   },
   {
@@ -273,6 +275,19 @@ export const STRUCTURE_RULES: readonly PdfaRule[] = [
     *check(d) {
       const perms = d.pdf.dict(d.pdf.catalog?.get('Perms'));
       for (const key of perms?.entries.keys() ?? []) if (key !== 'UR3' && key !== 'DocMDP') yield at(`Perms /${key}`);
+    },
+  },
+  {
+    ids: { 2: '6.1.12-2' },
+    description: 'With DocMDP, signature references shall not contain DigestLocation, DigestMethod or DigestValue',
+    *check(d) {
+      const perms = d.pdf.dict(d.pdf.catalog?.get('Perms'));
+      const signature = d.pdf.dict(perms?.get('DocMDP'));
+      if (signature === undefined) return;
+      for (const item of d.pdf.array(signature.get('Reference')) ?? []) {
+        const reference = d.pdf.dict(item);
+        for (const key of ['DigestLocation', 'DigestMethod', 'DigestValue']) if (reference?.has(key) === true) yield at(`signature reference with ${key}`);
+      }
     },
   },
   {

@@ -31,8 +31,12 @@ export function readPacket(stream: PdfStream, part: PdfaPart): MetadataPacket {
   }
   let text: string;
   let validUtf8 = true;
-  const utf16 = utf16Encoding(bytes);
-  if (utf16 !== undefined) {
+  const utf32 = utf32Text(bytes);
+  const utf16 = utf32 === undefined ? utf16Encoding(bytes) : undefined;
+  if (utf32 !== undefined) {
+    validUtf8 = false;
+    text = utf32;
+  } else if (utf16 !== undefined) {
     // XMP may be UTF-16 (XMP 2005 part 3 §1.1.2): PDF/A-1 allows it, PDF/A-2 and 3 ask for UTF-8 (6.6.2.1-5).
     validUtf8 = false;
     text = new TextDecoder(utf16).decode(bytes);
@@ -44,7 +48,7 @@ export function readPacket(stream: PdfStream, part: PdfaPart): MetadataPacket {
       text = new TextDecoder('utf-8').decode(bytes);
     }
   }
-  const header = /<\?xpacket\s+begin[^?]*\?>/.exec(text)?.[0] ?? '';
+  const header = /<\?xpacket\s(?![^?]*\bend\s*=)[\s\S]*?\?>/.exec(text)?.[0] ?? '';
   const xpacketAttributes = { bytes: /\sbytes\s*=/.test(header), encoding: /\sencoding\s*=/.test(header) };
   const tree = parseXmpTree(text);
   if (!tree.ok) return { stream, decoded: true, text, validUtf8, xpacketAttributes, wellFormed: false, error: tree.error, properties: [], schemas, extensionContainers: [] };
@@ -80,6 +84,21 @@ function register(container: XmpNode, schemas: SchemaSet): void {
       if (name !== undefined && type !== undefined) schemas.defineProperty(namespace, name, type);
     }
   }
+}
+
+/** UTF-32 (XMP 2005 part 3 §1.1.2 allows it too), told by its byte-order mark or by "<" as 00 00 00 3C / 3C 00 00 00; undefined for anything else. */
+function utf32Text(bytes: Uint8Array): string | undefined {
+  const be = (bytes[0] === 0 && bytes[1] === 0 && ((bytes[2] === 0xfe && bytes[3] === 0xff) || (bytes[2] === 0 && bytes[3] !== 0)));
+  const le = (bytes[2] === 0 && bytes[3] === 0 && ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] !== 0 && bytes[1] === 0)));
+  if (!be && !le) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength - (bytes.byteLength % 4));
+  let out = '';
+  for (let i = 0; i + 4 <= view.byteLength; i += 4) {
+    const code = view.getUint32(i, le);
+    if (code > 0x10ffff) return undefined;
+    if (code !== 0xfeff) out += String.fromCodePoint(code);
+  }
+  return out;
 }
 
 /** UTF-16 told by its byte-order mark or by the zero byte beside the first character ("<" is 0x3C). */
