@@ -9,7 +9,7 @@
 // ToUnicode map. Test code only.
 import { readFile } from 'node:fs/promises';
 import { inflateSync } from 'node:zlib';
-import { PDFDocument, PDFString, StandardFonts, rgb, type PDFPage } from '@cantoo/pdf-lib';
+import { PDFDocument, PDFString, StandardFonts, degrees, rgb, type PDFPage } from '@cantoo/pdf-lib';
 import * as fontkit from 'fontkit';
 import sharp from 'sharp';
 import { DEJAVU_SANS } from './font-tools.js';
@@ -40,6 +40,24 @@ export async function linesDocument(lines: readonly string[]): Promise<Uint8Arra
   const font = await doc.embedFont(StandardFonts.Courier);
   const page = doc.addPage([612, 792]);
   lines.forEach((line, i) => page.drawText(line, { x: 20, y: 770 - i * 12, font, size: 4 }));
+  return doc.save();
+}
+
+/**
+ * Page 1: one text object that spaces its glyphs the hard ways (character
+ * and word spacing, horizontal scaling, TJ adjustments, a jump back and
+ * forth inside one TJ) around the numbers 4711 and 98765; page 2, rotated
+ * 90 degrees, says "Rotated SECRET7 page".
+ */
+export async function spacedDocument(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  const name = page.node.newFontDictionary('F', font.ref).asString().slice(1);
+  drawRaw(doc, page, `BT /${name} 12 Tf 1.5 Tc 3 Tw 110 Tz 50 700 Td [(Invoice No) -250 (.) 400 ( 4711 ) -3000 (total) 6000 (back) -6000 ( 98) 120 (765 end)] TJ ET`);
+  const rotated = doc.addPage([612, 792]);
+  rotated.setRotation(degrees(90));
+  rotated.drawText('Rotated SECRET7 page', { x: 100, y: 300, font, size: 14 });
   return doc.save();
 }
 
