@@ -114,7 +114,7 @@ test('forensic-analyze', async (t) => {
     assert.equal(report.findings.find((one) => one.code === 'SIGNATURE_DIGEST_MISMATCH')?.severity, 'high');
   });
 
-  await t.test('hidden text of each kind is found; visible text and an OCR layer are not reported as hidden', async () => {
+  await t.test('hidden text of each kind is found; visible, ruled and framed text and an OCR layer are not reported as hidden', async () => {
     const pdf = await pageWithHiddenText(
       'Quarterly report',
       [
@@ -126,6 +126,9 @@ test('forensic-analyze', async (t) => {
         // Not hidden: white text on a dark box drawn first, and black text after a white box.
         '0 0 0.5 rg 60 300 300 30 re f BT 1 1 1 rg /F1 12 Tf 72 310 Td (white on navy) Tj ET',
         '1 1 1 rg 60 250 300 30 re f BT 0 0 0 rg /F1 12 Tf 72 260 Td (black on white box) Tj ET',
+        // Not covered: table rules drawn after the text as one path of thin rectangles, and a frame (two nested outlines, even-odd).
+        'BT 0 0 0 rg /F1 12 Tf 72 100 Td (ruled cell) Tj ET 0 0 0 rg 60 90 200 1 re 60 115 200 1 re 60 90 1 26 re 259 90 1 26 re f',
+        'BT 0 0 0 rg /F1 12 Tf 72 60 Td (framed words) Tj ET 0 0 0 rg 60 50 200 30 re 61 51 198 28 re f*',
         // An OCR layer: an image, and invisible text over it.
         'q 300 0 0 60 60 150 cm BI /W 1 /H 1 /CS /G /BPC 8 ID A EI Q q 3 Tr BT /F1 12 Tf 72 170 Td (scanned words) Tj ET Q',
       ].join('\n'),

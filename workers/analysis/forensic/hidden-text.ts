@@ -57,6 +57,8 @@ const EDGE = 0.5;
 const TINY = 1;
 /** Painted shapes kept per page at most (a page of vector art): later ones are not compared. */
 const MAX_PAINTED = 20_000;
+/** Subpaths of one path compared for holes at most (a path of vector art with more is taken as solid pieces). */
+const MAX_NESTING_CHECK = 500;
 /** Characters a text item may start past where the previous one ended (runs pdf.js left out in between). */
 const RESYNC_WINDOW = 4096;
 const WHITE = '#ffffff';
@@ -198,8 +200,8 @@ function paintedShapes(operators: Operators): { painted: Painted[]; textBoxes: {
     } else if (fn === ops.constructPath && args && fills.has(args[0] as number)) {
       const data = (args[1] as unknown[] | undefined)?.[0];
       if (!(data instanceof Float32Array) && !Array.isArray(data)) continue;
-      const box = pathBox(data as ArrayLike<number>, drawOps, ctm, operators);
-      if (box !== undefined) painted.push({ at: characters, box, color: fill, opaque: alpha >= 0.99 });
+      // Each subpath is its own shape: one path often holds a table's many thin rules, whose union box would cover the whole table.
+      for (const box of subpathBoxes(data as ArrayLike<number>, drawOps, ctm, operators)) painted.push({ at: characters, box, color: fill, opaque: alpha >= 0.99 });
     } else if (images.has(fn as number)) {
       // An image fills the unit square of its CTM (8.9.4).
       painted.push({ at: characters, box: boxOf([[0, 0], [1, 0], [0, 1], [1, 1]], ctm, operators), color: null, opaque: alpha >= 0.99 && fn !== ops.paintImageMaskXObject });
@@ -208,15 +210,36 @@ function paintedShapes(operators: Operators): { painted: Painted[]; textBoxes: {
   return { painted, textBoxes, characters: glyphs.join('') };
 }
 
-function pathBox(data: ArrayLike<number>, draw: Readonly<Record<string, number>>, ctm: Matrix, operators: Operators): Box | undefined {
-  const points: [number, number][] = [];
+function subpathBoxes(data: ArrayLike<number>, draw: Readonly<Record<string, number>>, ctm: Matrix, operators: Operators): Box[] {
+  const boxes: Box[] = [];
+  let points: [number, number][] = [];
+  const flush = () => {
+    if (points.length >= 3) boxes.push(boxOf(points, ctm, operators));
+    points = [];
+  };
   for (let i = 0; i < data.length; ) {
     const code = data[i++];
+    if (code === draw.moveTo) flush();
     const count = code === draw.moveTo || code === draw.lineTo ? 2 : code === draw.curveTo ? 6 : code === draw.quadraticCurveTo ? 4 : 0;
     for (let k = 0; k + 1 < count; k += 2) points.push([data[i + k] as number, data[i + k + 1] as number]);
     i += count;
   }
-  return points.length < 3 ? undefined : boxOf(points, ctm, operators);
+  flush();
+  if (boxes.length < 2 || boxes.length > MAX_NESTING_CHECK) return boxes;
+  // A subpath inside another of the same path is a hole (a frame, a rounded
+  // border drawn as two outlines: 8.5.3.3's winding rules): neither paints
+  // the area inside the inner one, so both are left out.
+  const nested = new Set<number>();
+  for (let i = 0; i < boxes.length; i++) {
+    for (let j = 0; j < boxes.length; j++) {
+      if (i !== j && contains(boxes[i] as Box, boxes[j] as Box)) nested.add(i).add(j);
+    }
+  }
+  return boxes.filter((_, i) => !nested.has(i));
+}
+
+function contains(outer: Box, inner: Box): boolean {
+  return outer.left <= inner.left && outer.right >= inner.right && outer.top <= inner.top && outer.bottom >= inner.bottom;
 }
 
 function boxOf(points: readonly (readonly [number, number])[], m: Matrix, operators: Operators): Box {
