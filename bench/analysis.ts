@@ -4,7 +4,7 @@
 // wrapper cost at most a tenth). The input is the business letter of the
 // render scenarios, ten pages, rendered by the server itself at start.
 // Each analysis operation is one entry of OPERATIONS (forensic-analyze,
-// ai-certify; check-accessibility and compliance-check join it the same way).
+// ai-certify, compliance-check; check-accessibility joins it the same way).
 //
 // Its own script rather than a scenario of bench/run.ts, so that it can run
 // alone; it writes bench/results/analysis.json.
@@ -37,6 +37,8 @@ const OPERATIONS: readonly Operation[] = [
   { name: 'forensic-analyze', path: '/api/v1/forensic-analyze', task: 'forensic-analyze', options: READ_OPTIONS },
   // The bare pool's threads generate their own attestation key in a directory of their own: the first request pays for it, as on the server.
   { name: 'ai-certify', path: '/api/v1/ai-certify', task: 'ai-certify', options: { ...READ_OPTIONS, dataDir: mkdtempSync(join(tmpdir(), 'platen-bench-attestation-')) } },
+  // The letter claims no PDF/A part, so it is checked as PDF/A-2b: every rule runs, and it fails a few.
+  { name: 'compliance-check', path: '/api/v1/compliance-check', task: 'compliance-check', options: {} },
 ];
 
 /** Pages of the input document. */
