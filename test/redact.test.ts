@@ -145,16 +145,19 @@ test('redact', async (t) => {
 
   await t.test('glyphs spaced by Tc, Tw, Tz and TJ adjustments, and a rotated page: exactly the matched glyphs go', async () => {
     const SPACED = await spacedDocument();
-    const pdf = await redacted({ pdf: b64(SPACED), patterns: ['\\d+'] }, 3);
+    const pdf = await redacted({ pdf: b64(SPACED), patterns: ['\\d+'], text: ['ALTSECRET'] }, 4);
     const text = await pdfToText(pdf);
     assert.doesNotMatch(text, /\d/, text);
     // 98765 is split over two strings in the input: pdftotext above proves it gone.
-    for (const secret of ['4711', 'SECRET7']) assertGone(SPACED, pdf, secret);
+    // ALTSECRET is also the /ActualText of the marked content around it: that goes too.
+    for (const secret of ['4711', 'SECRET7', 'ALTSECRET']) assertGone(SPACED, pdf, secret);
     // pdftotext groups the widely spaced glyphs into words differently once digits are gone ("e n d" became "end"),
     // so: the same letters, and every word starting where a word started before.
     const before = await wordBoxes(SPACED);
     const after = await wordBoxes(pdf);
-    const letters = (words: WordBox[]) => words.map((word) => word.word.replace(/\d/g, '')).join('');
+    // Page 3: pdftotext reads the /ActualText (only "ALTSECRET") before, the glyphs left ("Tagged") after.
+    assert.deepEqual(after.filter((word) => word.page === 3).map((word) => word.word), ['Tagged']);
+    const letters = (words: WordBox[]) => words.filter((word) => word.page !== 3).map((word) => word.word.replace(/\d/g, '')).join('');
     assert.equal(letters(after), letters(before));
     const starts = new Set(before.map((word) => `${word.page}@${word.xMin.toFixed(1)},${word.yMin.toFixed(1)}`));
     for (const word of after) assert.ok(starts.has(`${word.page}@${word.xMin.toFixed(1)},${word.yMin.toFixed(1)}`), `${key(word)} moved`);

@@ -47,7 +47,8 @@ export async function linesDocument(lines: readonly string[]): Promise<Uint8Arra
  * Page 1: one text object that spaces its glyphs the hard ways (character
  * and word spacing, horizontal scaling, TJ adjustments, a jump back and
  * forth inside one TJ) around the numbers 4711 and 98765; page 2, rotated
- * 90 degrees, says "Rotated SECRET7 page".
+ * 90 degrees, says "Rotated SECRET7 page"; page 3 shows "Tagged ALTSECRET"
+ * in a marked-content sequence whose /ActualText is "ALTSECRET".
  */
 export async function spacedDocument(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
@@ -58,6 +59,9 @@ export async function spacedDocument(): Promise<Uint8Array> {
   const rotated = doc.addPage([612, 792]);
   rotated.setRotation(degrees(90));
   rotated.drawText('Rotated SECRET7 page', { x: 100, y: 300, font, size: 14 });
+  const tagged = doc.addPage([612, 792]);
+  const tag = tagged.node.newFontDictionary('F', font.ref).asString().slice(1);
+  drawRaw(doc, tagged, `/Span << /ActualText (ALTSECRET) /MCID 0 >> BDC BT /${tag} 12 Tf 50 700 Td (Tagged ALTSECRET) Tj ET EMC`);
   return doc.save();
 }
 

@@ -101,6 +101,9 @@ class StreamWalk {
     let textMatrix: Matrix = IDENTITY;
     let lineMatrix: Matrix = IDENTITY;
     let path: { indices: number[]; points: [number, number][]; clip: boolean } = { indices: [], points: [], clip: false };
+    // Open marked-content sequences (BDC/BMC operation indices): those around a removed glyph lose their replacement texts.
+    const marked: number[] = [];
+    const markedAroundRemoval = new Set<number>();
     const toDisplay = () => multiply(state.ctm, this.context.display);
     const nextLine = (tx: number, ty: number) => {
       lineMatrix = multiply([1, 0, 0, 1, tx, ty], lineMatrix);
@@ -174,7 +177,10 @@ class StreamWalk {
           const shown = operator === 'TJ' ? (operands[0]?.kind === 'array' ? operands[0].items : []) : operands.slice(-1);
           const result = this.showText(shown, state, textMatrix, toDisplay());
           textMatrix = result.textMatrix;
-          if (result.array !== null) this.replace(i, `${prefix}${result.array} TJ`);
+          if (result.array !== null) {
+            this.replace(i, `${prefix}${result.array} TJ`);
+            for (const index of marked) markedAroundRemoval.add(index);
+          }
           break;
         }
         case 'm':
@@ -227,12 +233,36 @@ class StreamWalk {
         case 'Do': {
           const name = operands[0];
           const xobject = name?.kind === 'name' ? this.scope.xobject(name.value) : null;
-          if (xobject !== null) await this.draw(i, xobject, state, depth);
+          if (xobject !== null && (await this.draw(i, xobject, state, depth))) for (const index of marked) markedAroundRemoval.add(index);
           break;
         }
+        case 'BDC':
+        case 'BMC':
+          marked.push(i);
+          break;
+        case 'EMC':
+          marked.pop();
+          break;
       }
     }
+    for (const index of markedAroundRemoval) this.withoutReplacementText(index);
     return this.changed ? this.output() : null;
+  }
+
+  /**
+   * A marked-content sequence's /ActualText, /Alt or /E (section 14.9) is
+   * text a reader shows instead of the glyphs: when glyphs inside it were
+   * removed, the property list keeps only its /MCID (the link to the
+   * structure tree), or the sequence becomes a plain BMC.
+   */
+  private withoutReplacementText(index: number): void {
+    const operation = this.operations[index] as Operation;
+    if (operation.operator !== 'BDC') return;
+    const raw = Buffer.from(this.source.subarray(operation.start, operation.end)).toString('latin1');
+    if (!/\/(ActualText|Alt|E)\b/.test(raw)) return;
+    const tag = operation.operands[0]?.kind === 'name' ? `/${escapeName(operation.operands[0].value)}` : '/Span';
+    const mcid = /\/MCID\s+(\d+)/.exec(raw)?.[1];
+    this.replace(index, mcid === undefined ? `${tag} BMC` : `${tag} << /MCID ${mcid} >> BDC`);
   }
 
   private hits(box: Box): boolean {
@@ -282,26 +312,28 @@ class StreamWalk {
     return { textMatrix: matrix, array: removed ? out.toString() : null };
   }
 
-  private async draw(index: number, xobject: XObject, state: GraphicsState, depth: number): Promise<void> {
+  /** Whether anything the XObject drew was removed or overwritten. */
+  private async draw(index: number, xobject: XObject, state: GraphicsState, depth: number): Promise<boolean> {
     const toDisplay = multiply(state.ctm, this.context.display);
     if (xobject.kind === 'image') {
-      if (!this.hits(boxThrough(toDisplay, 0, 0, 1, 1))) return;
+      if (!this.hits(boxThrough(toDisplay, 0, 0, 1, 1))) return false;
       const rects = this.pixelRects(toDisplay, xobject.width, xobject.height);
-      if (rects.length === 0) return;
+      if (rects.length === 0) return false;
       const name = await this.scope.redactImage(xobject, rects, this.context.fill);
       this.replace(index, name === null ? null : `/${escapeName(name)} Do`);
       this.counts.images++;
-      return;
+      return true;
     }
     const formToPage = multiply(xobject.matrix, state.ctm);
     const [bx0, by0, bx1, by1] = xobject.bbox;
-    if (depth >= MAX_FORM_DEPTH || !this.hits(boxThrough(multiply(formToPage, this.context.display), bx0, by0, bx1, by1))) return;
+    if (depth >= MAX_FORM_DEPTH || !this.hits(boxThrough(multiply(formToPage, this.context.display), bx0, by0, bx1, by1))) return false;
     const content = xobject.content();
     const inner = new StreamWalk(lexContent(content), content, xobject.resources, this.context, this.counts, state.text);
     const bytes = await inner.run(formToPage, depth + 1);
-    if (bytes === null && !xobject.resources.changed()) return;
+    if (bytes === null && !xobject.resources.changed()) return false;
     const name = this.scope.addForm(xobject, bytes ?? content);
     this.replace(index, `/${escapeName(name)} Do`);
+    return true;
   }
 
   /** The image's pixels under each area it overlaps: [column, row, columns, rows], row 0 at the image's top (section 8.9.5). */
