@@ -69,6 +69,11 @@ test('check-accessibility', async (t) => {
     assert.deepEqual(rules(await reportOf(taggedPdf({ headings: ['H', 'H1'] }))), ['7.4.4-2', '7.4.4-3']);
   });
 
+  await t.test('text in a font that is not embedded fails 7.21.4.1-1; a code /Differences maps to .notdef also 7.21.8-1', async () => {
+    assert.deepEqual(rules(await reportOf(taggedPdf({ helveticaText: '/WinAnsiEncoding' }))), ['7.21.4.1-1']);
+    assert.deepEqual(rules(await reportOf(taggedPdf({ helveticaText: '<< /BaseEncoding /WinAnsiEncoding /Differences [72 /.notdef] >>' }))), ['7.21.4.1-1', '7.21.7-1', '7.21.8-1']);
+  });
+
   await t.test('content outside any tagged or artifact sequence fails 7.1-3 (01-005) on its page', async () => {
     const report = await reportOf(taggedPdf({ untaggedContent: true }));
     assert.deepEqual(rules(report), ['7.1-3']);

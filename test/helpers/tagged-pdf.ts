@@ -3,8 +3,8 @@
 // own every MCID on the page, the PDF/UA identifier and dc:title in XMP,
 // DisplayDocTitle, /Lang), and the same document with one thing broken, so
 // a test can name the exact rule that must fail. Content is drawn with
-// paths only: no font is involved, so the font rules (7.21) have nothing to
-// say about it.
+// paths only, so the font rules (7.21) have nothing to say about it unless
+// `helveticaText` adds a line of text.
 export interface TaggedOptions {
   /** Structure types of the headings, in order (each owns one rectangle). Default H1, H2. */
   readonly headings?: readonly string[];
@@ -16,6 +16,8 @@ export interface TaggedOptions {
   readonly withoutIdentifier?: boolean;
   /** RoleMap entries, e.g. { Heading: "H1" } (use a mapped name in `headings`). */
   readonly roleMap?: Readonly<Record<string, string>>;
+  /** Add one tagged line of text in Helvetica, not embedded, with this /Encoding (a name, or a raw dictionary). */
+  readonly helveticaText?: string;
 }
 
 function xmp(identifier: boolean): string {
@@ -37,12 +39,15 @@ export function taggedPdf(options: TaggedOptions = {}): Uint8Array {
   const figureMcid = headings.length;
   content += `/Figure <</MCID ${figureMcid}>> BDC 0 0 1 rg 72 300 100 100 re f EMC\n`;
   if (options.untaggedContent === true) content += '1 0 0 rg 300 300 50 50 re f\n';
+  // The text is owned by the figure's element (its MCID), so the structure stays as it is.
+  if (options.helveticaText !== undefined) content += `/Span <</MCID ${figureMcid}>> BDC BT /F1 12 Tf 72 250 Td (Hello) Tj ET EMC\n`;
+  const resources = options.helveticaText === undefined ? '<< >>' : `<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding ${options.helveticaText} >> >> >>`;
   const roleMap = options.roleMap === undefined ? '' : ` /RoleMap << ${Object.entries(options.roleMap).map(([k, v]) => `/${k} /${v}`).join(' ')} >>`;
   const metadata = xmp(options.withoutIdentifier !== true);
   const objects: string[] = [];
   objects[1] = '<< /Type /Catalog /Pages 2 0 R /Metadata 5 0 R /StructTreeRoot 6 0 R /MarkInfo << /Marked true >> /Lang (en-GB) /ViewerPreferences << /DisplayDocTitle true >> >>';
   objects[2] = '<< /Type /Pages /Kids [3 0 R] /Count 1 >>';
-  objects[3] = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << >> /Contents 4 0 R /StructParents 0 /Tabs /S >>';
+  objects[3] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources ${resources} /Contents 4 0 R /StructParents 0 /Tabs /S >>`;
   objects[4] = `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`;
   objects[5] = `<< /Type /Metadata /Subtype /XML /Length ${Buffer.byteLength(metadata, 'utf8')} >>\nstream\n${metadata}\nendstream`;
   objects[6] = `<< /Type /StructTreeRoot /K 7 0 R /ParentTree << /Nums [0 8 0 R] >>${roleMap} >>`;

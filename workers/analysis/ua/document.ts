@@ -6,6 +6,7 @@ import type { PdfObjects } from '../../seams/pdf-objects.js';
 import { PdfDict, PdfRef, PdfStream, type PdfValue } from '../../untrusted/pdf-values.js';
 import { parseXmp, type XmpPacket } from '../xmp.js';
 import { readStructureTree, type StructureTree } from '../structure-tree.js';
+import { usedFonts, type UsedFont } from './fonts.js';
 import { walkMarkedContent, type MarkedContent } from './marked-content.js';
 
 /** Direct nesting followed at most, and dictionaries collected at most: bounds for a hostile file. */
@@ -16,6 +17,7 @@ export class UaDocument {
   private tree: StructureTree | undefined;
   private content: MarkedContent | undefined;
   private dicts: PdfDict[] | undefined;
+  private fontsUsed: UsedFont[] | undefined;
   private xmpPacket: XmpPacket | undefined | null = null;
 
   constructor(readonly pdf: PdfObjects) {}
@@ -83,5 +85,11 @@ export class UaDocument {
   get markedContent(): MarkedContent {
     this.content ??= walkMarkedContent(this.pdf, this.structure);
     return this.content;
+  }
+
+  /** The fonts the pages draw text with, and the codes each shows. */
+  get fonts(): readonly UsedFont[] {
+    this.fontsUsed ??= usedFonts(this.pdf, this.markedContent);
+    return this.fontsUsed;
   }
 }

@@ -86,7 +86,8 @@ export function walkMarkedContent(pdf: PdfObjects, tree: StructureTree): MarkedC
     let font: PdfDict | undefined;
     let fontName: string | undefined;
     let renderMode = 0;
-    const modes: number[] = [];
+    // The text state (font, rendering mode) is part of the graphics state: q saves it, Q restores it (§8.4.2).
+    const saved: { font: PdfDict | undefined; fontName: string | undefined; renderMode: number }[] = [];
     const frames = () => [...outer, ...stack];
     const push = (kind: ContentItem['kind'], extra: Partial<ContentItem> = {}) => {
       const all = frames();
@@ -125,9 +126,10 @@ export function walkMarkedContent(pdf: PdfObjects, tree: StructureTree): MarkedC
       } else if (o === 'Tr') {
         if (typeof op.operands[0] === 'number') renderMode = op.operands[0];
       } else if (o === 'q') {
-        modes.push(renderMode);
+        saved.push({ font, fontName, renderMode });
       } else if (o === 'Q') {
-        renderMode = modes.pop() ?? renderMode;
+        const state = saved.pop();
+        if (state !== undefined) ({ font, fontName, renderMode } = state);
       } else if (TEXT_SHOWING.has(o)) {
         push('text', { font, ...(fontName === undefined ? {} : { fontName }), strings: shownStrings(op.operands), renderMode });
       } else if (PAINTING.has(o)) {
