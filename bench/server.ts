@@ -13,7 +13,8 @@ const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 /** Levels at which main.ts's info line "listening" (with the port) is printed. */
 const ANNOUNCING_LEVELS = new Set(['info', 'debug', 'trace']);
 
-export function startPlaten(settings: Settings): Promise<ChildServer> {
+/** `env`: settings of the scenario (e.g. its own PLATEN_DATA_DIR), over the bench's. */
+export function startPlaten(settings: Settings, env: Record<string, string> = {}): Promise<ChildServer> {
   // At warn (the default here, so that the per-request info line is not what
   // gets measured) the server prints nothing at start-up, so the port cannot
   // be read from its output: a free port is chosen up front instead.
@@ -35,6 +36,7 @@ export function startPlaten(settings: Settings): Promise<ChildServer> {
         PLATEN_MAX_QUEUE: String(settings.maxQueue),
         // Job records and results go to a scratch directory, not the checkout.
         PLATEN_DATA_DIR: mkdtempSync(join(tmpdir(), 'platen-bench-')),
+        ...env,
       },
     }),
   );
