@@ -16,6 +16,9 @@ export interface RunInfo {
   readonly maxQueue: number;
   readonly warmupSeconds: number;
   readonly seconds: number;
+  readonly rounds: number;
+  readonly roundSeconds: number;
+  readonly quick: boolean;
   readonly serverLogLevel: string;
 }
 
@@ -35,6 +38,9 @@ export function runInfo(settings: Settings): RunInfo {
     maxQueue: settings.maxQueue,
     warmupSeconds: settings.warmupSeconds,
     seconds: settings.seconds,
+    rounds: settings.rounds,
+    roundSeconds: settings.roundSeconds,
+    quick: settings.quick,
     serverLogLevel: settings.logLevel,
   };
 }

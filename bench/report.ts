@@ -1,26 +1,24 @@
 // Writes bench/results/<scenario>.json (figures plus the run info) and
-// bench/results/summary.md (one table of figures, one of ratios and
-// targets), and returns the summary for printing.
+// bench/results/summary.md (the single-run scenarios, then every ratio
+// against a baseline as measured in interleaved rounds, with its spread and
+// the load average, and the main thread's CPU per request), and returns the
+// summary for printing.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadFigures } from './autocannon.js';
+import { MAX_SPREAD, verdict } from './interleave.js';
 import type { RunInfo } from './machine.js';
-import type { EngineResult } from './scenarios/engine.js';
-import type { FontSubsetResult } from './scenarios/font-subset.js';
+import type { Comparison, PairsResult } from './pairs.js';
+import type { ScalingResult } from './scaling.js';
 import type { HealthzResult } from './scenarios/healthz.js';
-import type { ImageCompressResult } from './scenarios/image-compress.js';
 import type { JobsResult } from './scenarios/jobs.js';
-import type { LinearizeResult } from './scenarios/linearize.js';
 import type { MixedResult } from './scenarios/mixed.js';
 import type { OverloadResult } from './scenarios/overload.js';
-import type { RenderBaselines, RenderRatios } from './scenarios/render.js';
 import { ratio, round, type Throughput } from './stats.js';
 
 export interface RenderResult {
   readonly connections: number;
   readonly server: LoadFigures;
-  readonly baselines: RenderBaselines;
-  readonly ratios: RenderRatios;
 }
 
 export interface Results {
@@ -28,21 +26,20 @@ export interface Results {
   readonly render: RenderResult;
   readonly overload: OverloadResult;
   readonly mixed: MixedResult;
-  readonly engine: EngineResult;
+  readonly pairs: PairsResult;
   readonly jobs: JobsResult;
-  readonly linearize: LinearizeResult;
-  readonly image: ImageCompressResult;
-  readonly fontSubset: FontSubsetResult;
+  readonly scaling: ScalingResult;
+  /** Wall-clock minutes of the whole run. */
+  readonly minutes: number;
 }
 
 /** Targets from the issues. */
-const TARGET_SERVER_TO_POOL = 0.9;
-const TARGET_TABLE_SPEEDUP = 3;
-const TARGET_CUSTOM_FONT_COST = 1.5;
 const TARGET_REJECT_P99_MS = 5;
+const TARGET_MAIN_THREAD_SHARE = 0.05;
 
 export function writeResults(dir: string, info: RunInfo, results: Results): string {
   for (const [scenario, figures] of Object.entries(results)) {
+    if (typeof figures !== 'object') continue;
     writeFileSync(join(dir, `${scenario}.json`), `${JSON.stringify({ scenario, ...info, figures }, null, 2)}\n`);
   }
   const summary = summarize(info, results);
@@ -55,9 +52,6 @@ function summarize(info: RunInfo, r: Results): string {
   const rows: string[][] = [
     row('healthz', 'autocannon', r.healthz.connections, r.healthz.server),
     row('render: Platen server', 'autocannon', render.connections, render.server),
-    row('render: (a) bare Piscina pool, no HTTP', 'task loop', render.connections, render.baselines.barePool),
-    row('render: (b) in-process, one thread', 'task loop', 1, render.baselines.inProcess),
-    row('render: (c) naive node:http, main thread', 'autocannon', render.connections, render.baselines.naiveHttp),
     row('mixed: renders', 'autocannon', mixed.renderConnections, mixed.renders),
     statusRow(`mixed: healthz probes alone (every ${mixed.probeIntervalMs} ms)`, 1, mixed.healthzIdle),
     statusRow('mixed: healthz probes during renders', 1, mixed.healthzUnderRenders),
@@ -67,9 +61,6 @@ function summarize(info: RunInfo, r: Results): string {
   const rejectP99 = overload.rejected?.p99Ms;
   const admittedP99 = overload.admitted?.p99Ms;
   const ratios: string[][] = [
-    ['Platen render / (a) bare pool', fmt(render.ratios.serverToBarePool), `≥ ${TARGET_SERVER_TO_POOL} ${mark(render.ratios.serverToBarePool, (v) => v >= TARGET_SERVER_TO_POOL)}`],
-    ['Platen render / (b) in-process one thread', fmt(render.ratios.serverToInProcess), ''],
-    ['Platen render / (c) naive node:http', fmt(render.ratios.serverToNaiveHttp), ''],
     ['overload: share of answers that were 503', percent(overload.rejectedShare), ''],
     ['overload: 503 p50 / p99 at the client (ms)', `${fmt(overload.rejected?.p50Ms)} / ${fmt(rejectP99)}`, `p99 < ${TARGET_REJECT_P99_MS} ms ${mark(rejectP99, (v) => v < TARGET_REJECT_P99_MS)}`],
     [
@@ -81,18 +72,54 @@ function summarize(info: RunInfo, r: Results): string {
     [
       'overload: 200 p99 / render-at-saturation p99 (ms)',
       `${fmt(admittedP99)} / ${fmt(render.server.p99Ms)} (× ${fmt(admittedP99 === undefined ? undefined : ratio(admittedP99, render.server.p99Ms))})`,
-      '',
+      '≤ 2 (one run each: not interleaved)',
     ],
     ['mixed: healthz p99 during renders / alone', `${fmt(mixed.healthzUnderRenders?.p99Ms)} / ${fmt(mixed.healthzIdle?.p99Ms)} ms (× ${fmt(mixed.p99UnderRendersToIdle)})`, ''],
     ['mixed: render req/s / render-only req/s', fmt(ratio(mixed.renders.requestsPerSecond, render.server.requestsPerSecond)), ''],
   ];
   const m = info.machine;
+  const main = r.pairs.mainThread;
   return [
     `# Platen benchmark, ${info.timestamp}`,
     '',
     `${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}; Node ${info.node}; ` +
       `PLATEN_WORKERS=${info.workers}, PLATEN_MAX_QUEUE=${info.maxQueue}, PLATEN_LOG_LEVEL=${info.serverLogLevel}; ` +
-      `each run: ${info.warmupSeconds} s warm-up (thrown away), ${info.seconds} s measured.`,
+      `single runs: ${info.warmupSeconds} s warm-up (thrown away), ${info.seconds} s measured; ` +
+      `ratios: ${info.rounds} interleaved rounds of ${info.roundSeconds} s a side${info.quick ? ' (quick mode)' : ''}; ${r.minutes} minutes in all.`,
+    '',
+    '## Ratios against baselines (interleaved rounds)',
+    '',
+    `Each row ran A and B in alternating rounds (A B A B ...) against one running server. Ratio = A's req/s ÷ B's, per round; the median, ` +
+      `its range over the rounds, and the 1-minute load average before and after. A range wider than ±${MAX_SPREAD * 100}% of the median is ` +
+      'flagged **noisy** and not read as met or missed.',
+    '',
+    comparisonsTable(r.pairs.comparisons),
+    '',
+    'Charts: [ratios](ratios.svg) (median and range of each comparison), [p99](p99.svg) (both sides of each).',
+    '',
+    '## Main-thread CPU per request (the one-page letter)',
+    '',
+    table(
+      ['Figure', 'Value', 'Target'],
+      [
+        ['letter renders while read (the Platen rounds of the first ratio)', String(main.requests), ''],
+        ['main thread CPU ÷ worker threads CPU', `${fmt(round(main.mainToWorkers * 100, 2))} %`, `≤ ${TARGET_MAIN_THREAD_SHARE * 100} % ${mark(main.mainToWorkers, (v) => v <= TARGET_MAIN_THREAD_SHARE)}`],
+        ['main thread CPU per request', `${fmt(main.mainUsPerRequest)} µs`, ''],
+        ['worker threads CPU per request', `${fmt(main.workersUsPerRequest)} µs`, ''],
+        ['other threads of the process (V8 platform, libuv), in all', `${fmt(main.otherMs)} ms (main ${fmt(main.mainMs)} ms, workers ${fmt(main.workersMs)} ms)`, ''],
+      ],
+    ),
+    '',
+    'Read from /proc/<pid>/task/<tid>/stat (utime + stime, 10 ms ticks) of the server process around each Platen round; the workers are the ' +
+      `${info.workers} busiest threads besides the main one (bench/thread-cpu.ts). CPU time is not moved by what else the machine runs.`,
+    '',
+    '## How cost grows',
+    '',
+    scalingTable(r.scaling),
+    '',
+    'Charts: [ms per page](scaling-time.svg), [peak memory](scaling-memory.svg).',
+    '',
+    '## Single runs',
     '',
     table(['Run', 'Driver', 'Conns', 'req/s', 'p50 ms', 'p99 ms', 'Other answers'], rows),
     '',
@@ -102,28 +129,41 @@ function summarize(info: RunInfo, r: Results): string {
     '',
     jobsTable(r.jobs),
     '',
-    '## Render engine documents',
-    '',
-    engineTables(r.engine),
-    '',
-    '## Linearization',
-    '',
-    linearizeTable(r.linearize),
-    '',
-    '## Image compression',
-    '',
-    imageTables(r.image),
-    '',
-    '## Font subsetting',
-    '',
-    fontSubsetTable(r.fontSubset),
-    '',
     'autocannon rows: req/s counts 2xx answers, latency is of 2xx answers in whole milliseconds (autocannon\'s resolution). ' +
-      'Task-loop and loadgen rows: microsecond latencies from performance.now(). The load generator runs on the same cores as the server. ' +
+      'Interleaved, task-loop and loadgen rows: microsecond latencies from performance.now(). The load generator runs on the same cores as the server. ' +
       'The overload load is an open loop at 4× the saturation rate, with latency measured from each request\'s scheduled start ' +
       '(no coordinated omission); the in-server 503 figure is the refusal path alone.',
     '',
   ].join('\n');
+}
+
+function scalingTable(scaling: ScalingResult): string {
+  const rows = scaling.points.map((p) => [p.kind, String(p.pages), fmt(p.ms), fmt(p.msPerPage), fmt(p.peakRssMiB), fmt(p.growthMiB)]);
+  const flat = Object.entries(scaling.flatness).map(([kind, value]) => `${kind} ${value}`).join(', ');
+  return [
+    'One task in a fresh process per point, after a one-page warm-up (bench/scaling-point.ts): `letter` renders the letter repeated, ' +
+      '`invoice` the invoice table continued (20 rows a page), `linearize` linearizes the rendered letter. Growth: peak resident set above the warmed-up process.',
+    '',
+    table(['Kind', 'Pages', 'ms', 'ms per page', 'peak RSS MiB', 'growth MiB'], rows),
+    '',
+    `Per-page cost at the largest size ÷ at 10 pages (1 = linear): ${flat}.`,
+  ].join('\n');
+}
+
+function comparisonsTable(comparisons: readonly Comparison[]): string {
+  const rows = comparisons.map(({ ratio: c, target, note }) => {
+    const judged = target === undefined ? (c.noisy ? '**noisy**' : '') : `${target.text}: ${verdict(c, target.met) === 'noisy' ? '**noisy**' : `(${verdict(c, target.met)})`}`;
+    return [
+      c.name,
+      `${c.a}: ${fmt(c.aMedian.requestsPerSecond)} req/s, p99 ${fmt(c.aMedian.p99Ms)} ms`,
+      `${c.b}: ${fmt(c.bMedian.requestsPerSecond)} req/s, p99 ${fmt(c.bMedian.p99Ms)} ms`,
+      `**${fmt(c.median)}**${note === undefined ? '' : ` (${note}: ${fmt(c.median > 0 ? round(1 / c.median, 2) : undefined)}×)`}`,
+      `${fmt(c.min)}-${fmt(c.max)} (±${fmt(round(c.spread * 100, 1))} %)`,
+      `${fmt(c.load.before)} → ${fmt(c.load.after)}`,
+      judged,
+    ];
+  });
+  return table(['Comparison (A ÷ B)', 'A, median of rounds', 'B, median of rounds', 'Median ratio', 'Range', 'Load avg', 'Target'], rows);
 }
 
 function jobsTable(jobs: JobsResult): string {
@@ -137,85 +177,6 @@ function jobsTable(jobs: JobsResult): string {
       ['synchronous p99 while a backlog drains / alone (ms)', `${fmt(jobs.syncDuringBacklog.p99Ms)} / ${fmt(jobs.syncAlone.p99Ms)} (× ${fmt(ratio(jobs.syncDuringBacklog.p99Ms, jobs.syncAlone.p99Ms))}; target ≤ 1.2); ${jobs.backlogLeft} backlog jobs still unfinished at the end`],
     ],
   );
-}
-
-function linearizeTable(l: LinearizeResult): string {
-  return table(
-    ['Linearization', 'Value'],
-    [
-      ['input', `${l.pages}-page PDF from the render route, ${l.pdfBytes} bytes (${l.linearizedBytes} linearized)`],
-      [`Platen POST /v1/linearize (autocannon, ${l.connections} conns)`, `${fmt(l.server.requestsPerSecond)} req/s, p50 ${fmt(l.server.p50Ms)} ms, p99 ${fmt(l.server.p99Ms)} ms ${others(l.server)}`.trim()],
-      [`qpdf --linearize CLI spawned per request (${l.cliConcurrency} at a time, no HTTP)`, `${fmt(l.cli.requestsPerSecond)}/s, p50 ${fmt(l.cli.p50Ms)} ms, p99 ${fmt(l.cli.p99Ms)} ms`],
-      ['Platen / CLI', fmt(l.serverToCli)],
-    ],
-  );
-}
-
-function imageTables(image: ImageCompressResult): string {
-  const runs = [
-    row('Platen POST /v1/image/compress', 'autocannon', image.connections, image.server),
-    row('(a) sharp on a bare Piscina pool, raw bytes', 'task loop', image.connections, image.sharpPool),
-    image.vipsCli === undefined ? ['(b) vips CLI, a process per request', 'task loop', String(image.connections), 'skipped', '', '', ''] : row('(b) vips CLI, a process per request', 'task loop', image.connections, image.vipsCli),
-  ];
-  return [
-    `A ${image.inputBytes}-byte 3000 x 2000 JPEG to 1200 x 800 at quality 80 (${image.outputBytes} bytes out). (b): ${image.vipsNote}.`,
-    '',
-    table(['Run', 'Driver', 'Conns', 'req/s', 'p50 ms', 'p99 ms', 'Other answers'], runs),
-    '',
-    table(
-      ['Ratio', 'Value'],
-      [
-        ['Platen / (a) bare sharp pool', fmt(image.serverToSharpPool)],
-        ['Platen / (b) vips CLI per request', fmt(image.serverToVipsCli)],
-      ],
-    ),
-  ].join('\n');
-}
-
-function fontSubsetTable(font: FontSubsetResult): string {
-  const n = font.codepointsPerRequest;
-  const loop = (name: string, connections: number, figures: Throughput | undefined) =>
-    figures === undefined ? [name, 'task loop', String(connections), 'n/a (hb-subset not installed)', '', ''] : [name, 'task loop', String(connections), fmt(figures.requestsPerSecond), fmt(figures.p50Ms), fmt(figures.p99Ms)];
-  return [
-    table(
-      ['Run', 'Driver', 'In flight', 'req/s', 'p50 ms', 'p99 ms'],
-      [
-        loop(`Platen /v1/font/subset, DejaVu Sans to ${n} code points, a different set each request`, font.connections, font.uncached),
-        loop('Platen, one identical request (answered from the worker cache)', font.connections, font.cached),
-        loop('(a) bare Piscina pool, same task and requests, no HTTP', font.connections, font.barePool),
-        loop('(b) Debian hb-subset CLI spawned per request', font.connections, font.cli),
-      ],
-    ),
-    '',
-    table(
-      ['Ratio', 'Value', 'Target'],
-      [
-        ['Platen font subset / (a) bare pool', fmt(font.serverToPool), ''],
-        ['Platen font subset / (b) hb-subset CLI per request', fmt(font.serverToCli), ''],
-        ['Platen cached / uncached', fmt(ratio(font.cached.requestsPerSecond, font.uncached.requestsPerSecond)), ''],
-      ],
-    ),
-  ].join('\n');
-}
-
-function engineTables(engine: EngineResult): string {
-  const rows = engine.documents.map((d) => [
-    d.name,
-    fmt(d.inProcess.requestsPerSecond),
-    fmt(d.barePool.requestsPerSecond),
-    fmt(d.server.requestsPerSecond),
-    `${fmt(d.serverToPool)} ${mark(d.serverToPool, (v) => v >= TARGET_SERVER_TO_POOL)}`,
-    fmt(d.server.p99Ms),
-  ]);
-  const targets = [
-    ['invoice: engine ÷ pdf-lib drawText per cell (one thread, renders/s)', `${fmt(engine.tableSpeedup)} (naive: ${fmt(engine.naiveTable.requestsPerSecond)}/s)`, `≥ ${TARGET_TABLE_SPEEDUP} ${mark(engine.tableSpeedup, (v) => v >= TARGET_TABLE_SPEEDUP)}`],
-    ['letter: custom font ÷ standard font time (one thread, font cached)', fmt(engine.customFontCost), `≤ ${TARGET_CUSTOM_FONT_COST} ${mark(engine.customFontCost, (v) => v <= TARGET_CUSTOM_FONT_COST)}`],
-  ];
-  return [
-    table(['Document', 'in-process renders/s (1 thread)', 'bare pool req/s', 'Platen req/s', 'Platen / bare pool', 'Platen p99 ms'], rows),
-    '',
-    table(['Engine target', 'Value', 'Target'], targets),
-  ].join('\n');
 }
 
 function row(name: string, driver: string, connections: number, figures: Throughput | LoadFigures): string[] {

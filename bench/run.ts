@@ -1,19 +1,21 @@
 // `make bench`: the built Platen server and its baselines, one run, one
-// report. Platen scenarios run first against one server process (overload
-// last, so its backlog cannot touch the others); the baselines run after it
-// has stopped, so nothing else holds the cores.
+// report. Every ratio against a baseline is measured in interleaved rounds
+// (pairs.ts, interleave.ts) while the one server runs, so that the noise of
+// a shared machine falls on both sides of each ratio; the scenarios that
+// have no baseline (healthz, renders with probes, jobs, overload) run once
+// each, overload last so that its backlog cannot touch the others.
+// BENCH_QUICK=1 runs everything shorter (about three minutes).
 import { stopChildrenOnExit } from './child.js';
 import { runInfo } from './machine.js';
+import { writeCharts } from './charts.js';
+import { runPairs } from './pairs.js';
+import { scalingScenario, SCALING_PAGES } from './scaling.js';
 import { writeResults } from './report.js';
-import { engineBaselines, engineOnServer } from './scenarios/engine.js';
-import { fontSubsetBaselines, fontSubsetOnServer } from './scenarios/font-subset.js';
 import { healthzScenario } from './scenarios/healthz.js';
-import { imageCompressBaselines, imageCompressOnServer } from './scenarios/image-compress.js';
 import { jobsScenario } from './scenarios/jobs.js';
-import { linearizeBaseline, linearizeOnServer } from './scenarios/linearize.js';
 import { mixedScenario } from './scenarios/mixed.js';
 import { overloadScenario } from './scenarios/overload.js';
-import { renderBaselines, renderOnServer, renderRatios, saturation } from './scenarios/render.js';
+import { renderOnServer, saturation } from './scenarios/render.js';
 import { startPlaten } from './server.js';
 import { loadSettings } from './settings.js';
 
@@ -23,62 +25,38 @@ async function main(): Promise<void> {
   stopChildrenOnExit();
   const settings = loadSettings();
   const info = runInfo(settings);
-  step(`${info.machine.cpu}, ${info.machine.cores} cores; ${settings.workers} workers; ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per run`);
-
+  step(
+    `${info.machine.cpu}, ${info.machine.cores} cores; ${settings.workers} workers; ${settings.warmupSeconds} s warm-up + ${settings.seconds} s per run; ` +
+      `ratios in ${settings.rounds} interleaved rounds of ${settings.roundSeconds} s${settings.quick ? ' (quick mode)' : ''}`,
+  );
+  const started = Date.now();
   const server = await startPlaten(settings);
   step(`Platen server pid ${server.pid} at ${server.base}`);
-  let serverRuns;
+  let onServer;
   try {
     step('scenario 1: healthz throughput');
     const healthz = await healthzScenario(settings, server);
-    step('scenario 2: render at saturation');
+    step('scenario 2: render at saturation (the rate jobs and overload are read against)');
     const render = await renderOnServer(settings, server);
     step('scenario 4: renders plus healthz probes');
     const mixed = await mixedScenario(settings, server);
-    step('render engine documents: letter, custom font, invoice table, HTML article, Unicode');
-    const engine = await engineOnServer(settings, server);
-    step('image: POST /v1/image/compress, a 3000 x 2000 JPEG to 1200 wide at quality 80');
-    const image = await imageCompressOnServer(settings, server);
-    step('font subsetting: a different subset of DejaVu Sans per request, then one identical request (cached)');
-    const font = await fontSubsetOnServer(settings, server);
+    step('ratios against baselines, interleaved');
+    const pairs = await runPairs(settings, server, { rounds: settings.rounds, roundSeconds: settings.roundSeconds, warmupSeconds: Math.min(settings.warmupSeconds, 2) }, step);
     step('jobs: a batch polled to completion, then synchronous renders while a backlog drains');
     const jobs = await jobsScenario(settings, server, render);
-    step('linearize: a 50-page PDF through POST /v1/linearize');
-    const linearize = await linearizeOnServer(settings, server);
     step('scenario 3: overload, renders arriving at 4× the saturation rate');
     const overload = await overloadScenario(settings, server, render.requestsPerSecond);
-    serverRuns = { healthz, render, mixed, overload, engine, jobs, linearize, image, font };
+    onServer = { healthz, render: { connections: saturation(settings), server: render }, mixed, pairs, jobs, overload };
   } finally {
     const code = await server.stop();
     if (code !== 0) step(`the server exited with code ${code}; its last output:\n${server.output().slice(-4000)}`);
   }
-
-  step('scenario 2 baselines: bare pool, in-process, naive node:http');
-  const baselines = await renderBaselines(settings);
-  step('render engine baselines: bare pool and in-process per document, pdf-lib drawText table');
-  const engine = await engineBaselines(settings, serverRuns.engine);
-  step('linearize baseline: qpdf --linearize spawned per request');
-  const linearize = await linearizeBaseline(settings, serverRuns.linearize);
-  step('image baselines: sharp on a bare pool, the vips CLI per request');
-  const image = await imageCompressBaselines(settings, serverRuns.image);
-  step('font subsetting baselines: bare pool, hb-subset CLI per request');
-  const fontSubset = await fontSubsetBaselines(settings, serverRuns.font);
-  const summary = writeResults(settings.resultsDir, info, {
-    healthz: serverRuns.healthz,
-    render: {
-      connections: saturation(settings),
-      server: serverRuns.render,
-      baselines,
-      ratios: renderRatios(serverRuns.render, baselines),
-    },
-    overload: serverRuns.overload,
-    mixed: serverRuns.mixed,
-    engine,
-    jobs: serverRuns.jobs,
-    linearize,
-    image,
-    fontSubset,
-  });
+  // With the server stopped: each point in a process of its own, nothing else of ours on the cores.
+  step('scaling: render and linearize time and peak memory by page count');
+  const scaling = await scalingScenario(step, settings.quick ? SCALING_PAGES.slice(0, 3) : SCALING_PAGES);
+  const summary = writeResults(settings.resultsDir, info, { ...onServer, scaling, minutes: Math.round(((Date.now() - started) / 60_000) * 10) / 10 });
+  const charts = await writeCharts(settings.resultsDir, onServer.pairs, scaling);
+  step(`charts: ${charts.join(', ')}`);
   process.stdout.write(`\n${summary}`);
   step(`results in ${settings.resultsDir}`);
 }

@@ -14,6 +14,11 @@ export interface Settings {
   readonly maxQueue: number;
   /** PLATEN_LOG_LEVEL of the server under test. */
   readonly logLevel: string;
+  /** Interleaved comparisons (interleave.ts): rounds of each side, and seconds per round. */
+  readonly rounds: number;
+  readonly roundSeconds: number;
+  /** BENCH_QUICK=1: shorter runs and rounds, for a look in about three minutes. */
+  readonly quick: boolean;
   /** Where <scenario>.json and summary.md go (git-ignored). */
   readonly resultsDir: string;
 }
@@ -26,9 +31,14 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
   if (!LOG_LEVELS.includes(logLevel)) throw new Error(`BENCH_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}; got ${logLevel}`);
   const resultsDir = env.BENCH_RESULTS_DIR ?? fileURLToPath(new URL('../../bench/results/', import.meta.url));
   mkdirSync(resultsDir, { recursive: true });
+  const quick = env.BENCH_QUICK === '1' || env.BENCH_QUICK === 'true';
+  const rounds = whole(env.BENCH_ROUNDS, 5, 'BENCH_ROUNDS', 1);
   return Object.freeze({
-    seconds: positive(env.BENCH_SECONDS, 10, 'BENCH_SECONDS'),
-    warmupSeconds: positive(env.BENCH_WARMUP_SECONDS, 3, 'BENCH_WARMUP_SECONDS'),
+    seconds: positive(env.BENCH_SECONDS, quick ? 3 : 10, 'BENCH_SECONDS'),
+    warmupSeconds: positive(env.BENCH_WARMUP_SECONDS, quick ? 1 : 3, 'BENCH_WARMUP_SECONDS'),
+    rounds,
+    roundSeconds: positive(env.BENCH_ROUND_SECONDS, quick ? 1 : 2.5, 'BENCH_ROUND_SECONDS'),
+    quick,
     workers,
     maxQueue: whole(env.BENCH_MAX_QUEUE, workers * 4, 'BENCH_MAX_QUEUE', 0),
     logLevel,

@@ -12,7 +12,7 @@ import type { Throughput } from '../stats.js';
 const WIDTHS = [70, 255, 35, 65, 70];
 const ROW_HEIGHT = 16;
 
-async function naiveInvoice(): Promise<Uint8Array> {
+export async function naiveInvoice(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = doc.embedStandardFont(StandardFonts.Helvetica);
   const bold = doc.embedStandardFont(StandardFonts.HelveticaBold);

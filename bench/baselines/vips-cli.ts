@@ -4,13 +4,9 @@
 // shrink-on-load and Lanczos 3 kernel as sharp's resize; the process uses
 // libvips's default thread count, as it would when spawned by a service.
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { warmThenLoop } from '../loop.js';
-import type { Settings } from '../settings.js';
-import type { Throughput } from '../stats.js';
 
 const run = promisify(execFile);
 
@@ -23,10 +19,10 @@ export async function vipsVersion(): Promise<string | undefined> {
   }
 }
 
-export async function vipsCli(settings: Settings, inFlight: number, jpeg: Buffer, width: number, quality: number): Promise<Throughput> {
-  const dir = await mkdtemp(join(tmpdir(), 'platen-bench-vips-'));
+/** One `vips thumbnail` run per call, in `dir` (the caller's scratch directory). */
+export function vipsThumbnail(dir: string, jpeg: Buffer, width: number, quality: number): () => Promise<void> {
   let next = 0;
-  const task = async () => {
+  return async () => {
     const id = next++;
     const input = join(dir, `in-${id}.jpg`);
     const output = join(dir, `out-${id}.jpg`);
@@ -36,9 +32,4 @@ export async function vipsCli(settings: Settings, inFlight: number, jpeg: Buffer
     if (bytes.byteLength === 0) throw new Error('vips thumbnail wrote nothing');
     await Promise.all([rm(input), rm(output)]);
   };
-  try {
-    return await warmThenLoop(settings.warmupSeconds, settings.seconds, inFlight, task);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }

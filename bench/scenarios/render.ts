@@ -1,14 +1,10 @@
-// Scenario 2: POST /api/v1/render of the one-page letter at saturation, and
-// the three baselines run side by side with the same document and the same
-// number of requests in flight.
+// Scenario 2: POST /api/v1/render of the one-page letter at saturation, the
+// rate jobs and overload are read against; its ratios to a bare pool and to
+// one thread in-process are measured in interleaved rounds (pairs.ts).
 import { measure, type LoadFigures, type Target } from '../autocannon.js';
-import { barePool } from '../baselines/pool.js';
-import { inProcess } from '../baselines/in-process.js';
-import { naiveHttp } from '../baselines/naive-http.js';
 import type { ChildServer } from '../child.js';
 import { BENCH_KEY, LETTER, LETTER_JSON } from '../documents.js';
 import type { Settings } from '../settings.js';
-import { ratio, type Throughput } from '../stats.js';
 
 export const RENDER_PATH = '/api/v1/render';
 
@@ -42,38 +38,6 @@ export async function checkRender(base: string): Promise<void> {
 export async function renderOnServer(settings: Settings, server: ChildServer): Promise<LoadFigures> {
   await checkRender(server.base);
   return measure(renderTarget(server.base, saturation(settings)), settings.warmupSeconds, settings.seconds);
-}
-
-export interface RenderBaselines {
-  /** (a) The same render through a bare Piscina pool, no HTTP: the ceiling. */
-  readonly barePool: Throughput;
-  /** (b) The render called in a loop on one thread. */
-  readonly inProcess: Throughput;
-  /** (c) A plain node:http server rendering on its main thread. */
-  readonly naiveHttp: LoadFigures;
-}
-
-/** Run while the Platen server is stopped, so that its idle process is not even in the picture. */
-export async function renderBaselines(settings: Settings): Promise<RenderBaselines> {
-  const connections = saturation(settings);
-  const pool = await barePool(settings, connections, LETTER_JSON);
-  const single = await inProcess(settings, LETTER_JSON);
-  const naive = await naiveHttp(settings, (base) => renderTarget(base, connections));
-  return { barePool: pool, inProcess: single, naiveHttp: naive };
-}
-
-export interface RenderRatios {
-  readonly serverToBarePool: number | undefined;
-  readonly serverToInProcess: number | undefined;
-  readonly serverToNaiveHttp: number | undefined;
-}
-
-export function renderRatios(server: Throughput, baselines: RenderBaselines): RenderRatios {
-  return {
-    serverToBarePool: ratio(server.requestsPerSecond, baselines.barePool.requestsPerSecond),
-    serverToInProcess: ratio(server.requestsPerSecond, baselines.inProcess.requestsPerSecond),
-    serverToNaiveHttp: ratio(server.requestsPerSecond, baselines.naiveHttp.requestsPerSecond),
-  };
 }
 
 /** The letter repeated on `pages` pages, rendered by the running server: the input of the PDF-reading and document benches. */

@@ -1,0 +1,221 @@
+// Every ratio `make bench` reports against a baseline, each measured in
+// interleaved rounds (interleave.ts) against one running server: the letter
+// against a bare pool and one thread in-process, the engine's documents
+// against a bare pool, a letter in a registered font and in a font sent with
+// every request against the standard letter (both through the server), image
+// compression against sharp on a bare pool, font subsetting against a bare
+// pool, linearization against the qpdf CLI. Around the letter's server
+// rounds the server's threads' CPU times are read (thread-cpu.ts): the main
+// thread's share of the workers' time, the figure noise cannot move.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Piscina } from 'piscina';
+import { naiveInvoice } from './baselines/naive-table.js';
+import type { SharpTask } from './baselines/sharp-worker.js';
+import { vipsThumbnail, vipsVersion } from './baselines/vips-cli.js';
+import type { ChildServer } from './child.js';
+import { LETTER, LETTER_JSON } from './documents.js';
+import { ARTICLE, INVOICE, LETTER_CUSTOM_FONT, UNICODE } from './engine-documents.js';
+import { DEJAVU_SANS_PATH, fontRequests, rotation, SUBSET_PATH, type FontRequest } from './font-requests.js';
+import { interleave, type InterleavedRatio, type InterleaveOptions, type Side } from './interleave.js';
+import { IMAGE_PATH, photoJpeg, QUALITY, requestBody as imageBody, WIDTH } from './scenarios/image-compress.js';
+import { checkRender, RENDER_HEADERS, RENDER_PATH, renderPages, saturation } from './scenarios/render.js';
+import type { Settings } from './settings.js';
+import { BarePool, inProcessSide, loopSide, serverSide } from './sides.js';
+import { round } from './stats.js';
+import { cpuSplit, threadTimes, type CpuSplit } from './thread-cpu.js';
+
+const run = promisify(execFile);
+const SHARP_WORKER = fileURLToPath(new URL('./baselines/sharp-worker.js', import.meta.url));
+const dejavu = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+
+/** What a target asks of a median ratio, for the summary. */
+export interface Target {
+  readonly text: string;
+  readonly met: (median: number) => boolean;
+}
+
+export interface Comparison {
+  readonly ratio: InterleavedRatio;
+  readonly target?: Target;
+  /** How to read the ratio, when it is not simply A's throughput over B's. */
+  readonly note?: string;
+}
+
+export interface MainThreadCpu {
+  /** Letter renders the server answered while the times were read. */
+  readonly requests: number;
+  readonly mainMs: number;
+  readonly workersMs: number;
+  readonly otherMs: number;
+  /** Main-thread CPU ÷ worker-thread CPU (target ≤ 0.05). */
+  readonly mainToWorkers: number;
+  readonly mainUsPerRequest: number;
+  readonly workersUsPerRequest: number;
+}
+
+export interface PairsResult {
+  readonly comparisons: readonly Comparison[];
+  readonly mainThread: MainThreadCpu;
+}
+
+const AT_LEAST = (x: number): Target => ({ text: `≥ ${x}`, met: (m) => m >= x });
+
+/** The letter with its fonts replaced by two registered families, regular and bold (a registered family is one face). */
+function registeredLetter(): Buffer {
+  let bold = false;
+  const operations = LETTER.operations.map((op) => {
+    if (op.type !== 'set_font') return op;
+    bold = 'bold' in op ? op.bold === true : bold;
+    return { ...op, family: bold ? 'Brand Bold' : 'Brand', bold: false };
+  });
+  return Buffer.from(JSON.stringify({ ...LETTER, operations }), 'utf8');
+}
+
+async function registerFont(base: string, family: string, file: string): Promise<void> {
+  const response = await fetch(`${base}/api/v1/fonts/${encodeURIComponent(family)}`, {
+    method: 'PUT',
+    headers: { authorization: RENDER_HEADERS.authorization as string, 'content-type': 'font/ttf' },
+    body: await readFile(join(dejavu, file)),
+  });
+  if (response.status !== 201 && response.status !== 200) throw new Error(`registering ${family} failed: ${response.status} ${await response.text()}`);
+}
+
+async function checkOk(base: string, path: string, body: Buffer, what: string): Promise<void> {
+  const response = await fetch(base + path, { method: 'POST', headers: RENDER_HEADERS, body });
+  const text = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200) throw new Error(`${what}: the server answered ${response.status}: ${text.toString('utf8').slice(0, 500)}`);
+}
+
+export async function runPairs(settings: Settings, server: ChildServer, options: InterleaveOptions, step: (text: string) => void): Promise<PairsResult> {
+  const connections = saturation(settings);
+  const base = server.base;
+  const onServer = (body: Buffer, path = RENDER_PATH): Side => serverSide('Platen', { url: base + path, headers: { ...RENDER_HEADERS }, body, connections });
+  const pool = new BarePool(settings);
+  const sharp = new Piscina<SharpTask, ArrayBuffer>({ filename: SHARP_WORKER, minThreads: settings.workers, maxThreads: settings.workers, concurrentTasksPerWorker: 1, idleTimeout: Number.MAX_SAFE_INTEGER });
+  const scratch = await mkdtemp(join(tmpdir(), 'platen-bench-pairs-'));
+  const comparisons: Comparison[] = [];
+  const compare = async (name: string, a: Side, b: Side, extra: Omit<Comparison, 'ratio'> = {}, hooks = {}) => {
+    step(`${name} (${options.rounds} interleaved rounds of ${options.roundSeconds} s)`);
+    const ratio = await interleave(name, a, b, options, hooks);
+    step(`  median ${ratio.median} (${ratio.min}-${ratio.max}), load ${ratio.load.before} → ${ratio.load.after}`);
+    comparisons.push({ ratio, ...extra });
+  };
+  try {
+    await checkRender(base);
+    // The letter, with the server's thread CPU read around each of its rounds.
+    let before = threadTimes(server.pid);
+    let requests = 0;
+    const splits: CpuSplit[] = [];
+    await compare('render letter: Platen ÷ (a) bare pool', onServer(LETTER_JSON), pool.side('bare pool', connections, () => LETTER_JSON), { target: AT_LEAST(0.9) }, {
+      beforeA: () => void (before = threadTimes(server.pid)),
+      afterA: (figures: { requestsPerSecond: number }) => {
+        splits.push(cpuSplit(server.pid, before, threadTimes(server.pid), settings.workers));
+        requests += figures.requestsPerSecond * options.roundSeconds;
+      },
+    });
+    await compare('render letter: Platen ÷ (b) one thread in-process', onServer(LETTER_JSON), inProcessSide('in-process', LETTER_JSON));
+
+    await compare('invoice: engine ÷ pdf-lib drawText per cell (one thread each)', inProcessSide('engine, in-process', INVOICE), loopSide('pdf-lib drawText, in-process', 1, async () => void (await naiveInvoice())), {
+      target: AT_LEAST(3),
+    });
+
+    for (const [name, body] of [
+      ['invoice, 10 pages', INVOICE],
+      ['HTML article', ARTICLE],
+      ['Unicode, custom font', UNICODE],
+    ] as const) {
+      await checkOk(base, RENDER_PATH, body, name);
+      await compare(`${name}: Platen ÷ bare pool`, onServer(body), pool.side('bare pool', connections, () => body), { target: AT_LEAST(0.9) });
+    }
+
+    await registerFont(base, 'Brand', 'DejaVuSerif.ttf');
+    await registerFont(base, 'Brand Bold', 'DejaVuSerif-Bold.ttf');
+    const registered = registeredLetter();
+    await checkOk(base, RENDER_PATH, registered, 'letter in a registered font');
+    await compare('letter in a registered font ÷ standard letter (both through Platen)', onServer(registered), onServer(LETTER_JSON), {
+      target: { text: '≥ 0.667 (cost ≤ 1.5×)', met: (m) => m >= 1 / 1.5 },
+      note: 'cost = 1 ÷ ratio',
+    });
+    await compare('letter with its font in every request ÷ standard letter (both through Platen)', onServer(LETTER_CUSTOM_FONT), onServer(LETTER_JSON), { note: 'cost = 1 ÷ ratio' });
+
+    const jpeg = await photoJpeg();
+    const image = await imageBody();
+    await checkOk(base, IMAGE_PATH, image, 'image compress');
+    const sharpSide = loopSide('sharp, bare pool, raw bytes', connections, async () => {
+      const copy = new Uint8Array(jpeg.byteLength);
+      copy.set(jpeg);
+      const out = await sharp.run({ jpeg: copy.buffer, width: WIDTH, quality: QUALITY }, { transferList: [copy.buffer] });
+      if (out.byteLength === 0) throw new Error('sharp wrote nothing in the bare pool');
+    });
+    await compare('image compress: Platen ÷ sharp on a bare pool', onServer(image, IMAGE_PATH), sharpSide, { target: AT_LEAST(0.9) });
+
+    const vips = await vipsVersion();
+    if (vips === undefined) step('image compress ÷ vips CLI: skipped, no `vips` command (Debian libvips-tools; test/tools.sh installs it)');
+    else await compare(`image compress: Platen ÷ vips thumbnail CLI per request (${vips})`, onServer(image, IMAGE_PATH), loopSide('vips CLI', connections, vipsThumbnail(scratch, jpeg, WIDTH, QUALITY)));
+
+    const requestsForFonts = fontRequests();
+    const nextServer = rotation(requestsForFonts);
+    const nextPool = rotation(requestsForFonts);
+    const subsetOnServer = loopSide('Platen', connections, async () => {
+      const response = await fetch(base + SUBSET_PATH, { method: 'POST', headers: RENDER_HEADERS, body: (nextServer() as FontRequest).body() });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`font subset failed on the server: ${response.status}`);
+    });
+    await compare('font subset: Platen ÷ bare pool', subsetOnServer, pool.side('bare pool', connections, () => nextPool().body(), 'font-subset', { maxFontBytes: 50 * 1024 * 1024 }));
+
+    const nextCli = rotation(requestsForFonts);
+    const hbSubset = loopSide('hb-subset CLI per request', connections, async () => {
+      const unicodes = nextCli()
+        .codepoints.map((cp) => cp.toString(16))
+        .join(',');
+      await run('hb-subset', [DEJAVU_SANS_PATH, `--unicodes=${unicodes}`, '--no-hinting', '--output-file=/dev/null']);
+    });
+    const hasHbSubset = await run('hb-subset', ['--version']).then(
+      () => true,
+      () => false,
+    );
+    if (hasHbSubset) await compare('font subset: Platen ÷ hb-subset CLI per request', subsetOnServer, hbSubset);
+    else step('font subset ÷ hb-subset CLI: skipped, no `hb-subset` command (Debian libharfbuzz-bin)');
+
+    const pdf = await renderPages(base, 50);
+    const linearizeBody = Buffer.from(JSON.stringify({ pdf_data: pdf.toString('base64') }), 'utf8');
+    await checkOk(base, '/v1/linearize', linearizeBody, 'linearize');
+    const input = join(scratch, 'in.pdf');
+    await writeFile(input, pdf);
+    let next = 0;
+    const qpdf = loopSide('qpdf --linearize CLI per request', settings.workers, async () => {
+      const output = join(scratch, `out-${next++}.pdf`);
+      await run('qpdf', ['--linearize', input, output]);
+      await readFile(output);
+      await rm(output);
+    });
+    await compare('linearize 50 pages: Platen ÷ qpdf CLI per request', onServer(linearizeBody, '/v1/linearize'), qpdf);
+
+    const mainMs = splits.reduce((sum, s) => sum + s.mainMs, 0);
+    const workersMs = splits.reduce((sum, s) => sum + s.workersMs, 0);
+    const otherMs = splits.reduce((sum, s) => sum + s.otherMs, 0);
+    const count = Math.max(1, Math.round(requests));
+    return {
+      comparisons,
+      mainThread: {
+        requests: count,
+        mainMs,
+        workersMs,
+        otherMs,
+        mainToWorkers: workersMs > 0 ? round(mainMs / workersMs, 4) : 0,
+        mainUsPerRequest: round((mainMs * 1000) / count, 1),
+        workersUsPerRequest: round((workersMs * 1000) / count, 1),
+      },
+    };
+  } finally {
+    await pool.close();
+    await sharp.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
