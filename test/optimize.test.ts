@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { imageHeavyPdf, textHeavyPdf } from './fixtures/optimize-documents.js';
 import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
@@ -114,6 +115,22 @@ test('optimize: smaller, same text, same pages, images at the target resolution'
     const { pdf } = await optimized(text, { object_streams: false });
     assert.ok(!Buffer.from(pdf).includes('/ObjStm'));
     assert.ok(Buffer.from((await optimized(text)).pdf).includes('/ObjStm'));
+  });
+
+  await t.test('a PDF/A file keeps its XMP identification even with remove_metadata, and a PDF/A-1 file gets no object streams', async () => {
+    const claiming = async (part: number): Promise<Uint8Array> => {
+      const doc = await PDFDocument.load(text);
+      const xmp = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/"><pdfaid:part>${part}</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
+      doc.catalog.set(PDFName.of('Metadata'), doc.context.register(doc.context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' })));
+      return doc.save({ useObjectStreams: false });
+    };
+    const meta = (pdf: Uint8Array) => withFile(pdf, async (path) => (await run('pdfinfo', ['-meta', path])).stdout);
+    const one = (await optimized(await claiming(1), { profile: 'screen' })).pdf;
+    assert.match(await meta(one), /<pdfaid:part>1<\/pdfaid:part>/);
+    assert.ok(!Buffer.from(one).includes('/ObjStm'), 'PDF/A-1: no object streams');
+    const two = (await optimized(await claiming(2), { remove_metadata: true })).pdf;
+    assert.match(await meta(two), /<pdfaid:part>2<\/pdfaid:part>/);
+    assert.ok(Buffer.from(two).includes('/ObjStm'), 'PDF/A-2 allows object streams');
   });
 
   await t.test('an encrypted document: its password is needed, and the result is encrypted the same way', async () => {

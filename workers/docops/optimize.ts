@@ -55,7 +55,7 @@ const OUTPUT = '/out.pdf';
 
 export const optimize = binaryTask(OptimizeRequest, async (request: OptimizeRequest, _options: DocOpsOptions): Promise<BinaryResult> => {
   const profile = PROFILES[request.profile];
-  const settings = {
+  const settings: RecodeSettings & { dpi: number; removeMetadata: boolean; objectStreams: boolean } = {
     dpi: request.image_dpi ?? profile.image_dpi,
     quality: request.image_quality ?? profile.image_quality,
     grayscale: request.grayscale ?? profile.grayscale,
@@ -73,7 +73,12 @@ export const optimize = binaryTask(OptimizeRequest, async (request: OptimizeRequ
     }
     document.removeSignatures();
   }
-  if (settings.removeMetadata) document.removeMetadata();
+  // A PDF/A file stays one as far as this rewrite goes: its XMP (where the
+  // PDF/A identification lives) is kept, and a PDF/A-1 file gets no object
+  // streams: ISO 19005-1 is built on PDF 1.4, which has none.
+  const pdfaPart = document.pdfaPart();
+  if (settings.removeMetadata) document.removeMetadata(pdfaPart !== undefined);
+  if (pdfaPart === 1) settings.objectStreams = false;
   document.deduplicate();
   await recodeImages(document, settings);
   const rewritten = await document.save();

@@ -160,13 +160,36 @@ export class RewritableDocument {
     if (acroForm instanceof PDFDict) acroForm.delete(N('SigFlags'));
   }
 
-  /** The document information dictionary, XMP metadata streams, page-piece data and page thumbnails. */
-  removeMetadata(): void {
+  /**
+   * The PDF/A part the document claims (`pdfaid:part` in its XMP, ISO
+   * 19005-1 6.7.11), or undefined. Read from the raw XMP text: the
+   * identification is one property, and a claim written any other way is
+   * not one a validator reads either.
+   */
+  pdfaPart(): number | undefined {
+    const metadata = this.doc.context.lookup(this.doc.catalog.get(N('Metadata')));
+    if (!(metadata instanceof PDFRawStream)) return undefined;
+    let xmp: string;
+    try {
+      xmp = Buffer.from(decodePDFRawStream(metadata).decode()).toString('utf8');
+    } catch {
+      return undefined;
+    }
+    const part = /pdfaid:part\s*(?:=\s*["']|>)\s*(\d)/.exec(xmp)?.[1];
+    return part === undefined ? undefined : Number(part);
+  }
+
+  /**
+   * The document information dictionary, XMP metadata streams, page-piece
+   * data and page thumbnails; `keepDocumentXmp` keeps the catalog's XMP
+   * (a PDF/A file's identification lives there).
+   */
+  removeMetadata(keepDocumentXmp: boolean): void {
     const context = this.doc.context;
     context.trailerInfo.Info = undefined;
     for (const [, object] of context.enumerateIndirectObjects()) {
       const dict = object instanceof PDFStream ? object.dict : object instanceof PDFDict ? object : undefined;
-      if (dict === undefined) continue;
+      if (dict === undefined || (keepDocumentXmp && dict === this.doc.catalog)) continue;
       dict.delete(N('Metadata'));
       dict.delete(N('PieceInfo'));
       if (dict.get(N('Type')) === N('Page')) dict.delete(N('Thumb'));
