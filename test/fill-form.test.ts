@@ -9,7 +9,7 @@
 // documents.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PDFBool, PDFDict, PDFDocument, PDFName, PDFString } from '@cantoo/pdf-lib';
+import { PDFBool, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from '@cantoo/pdf-lib';
 import { FILLED_VALUES, formPdf, NAME_BOX, plainPdf, xfaOnlyPdf } from './helpers/form-pdf.js';
 import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
@@ -170,6 +170,27 @@ test('fill-form', async (t) => {
     const problem = await readProblem(response);
     assert.equal(response.status, 422);
     assert.deepEqual(problem.errors?.map((error) => [error.field, error.code]), [['flatten', 'INVALID_VALUE']]);
+  });
+
+  await t.test("fields a signature's /Lock names are refused, even with force; the others fill", async () => {
+    const doc = await PDFDocument.load(source);
+    const context = doc.context;
+    const page = doc.getPage(0);
+    // The structure a signature with a field lock leaves (ISO 32000-2 section 12.7.5.5): not a valid signature,
+    // which this check does not need.
+    const signature = context.register(context.obj({ Type: 'Sig', Filter: 'Adobe.PPKLite', SubFilter: 'ETSI.CAdES.detached', Contents: PDFHexString.of('00') }));
+    const widget = context.register(
+      context.obj({ Type: 'Annot', Subtype: 'Widget', FT: 'Sig', T: PDFString.of('Approval'), V: signature, Rect: [0, 0, 0, 0], P: page.ref, Lock: { Type: 'SigFieldLock', Action: 'Include', Fields: [PDFString.of('zip'), PDFString.of('person')] } }),
+    );
+    page.node.addAnnot(widget);
+    doc.getForm().acroForm.addField(widget);
+    const locked = await doc.save({ useObjectStreams: false, updateFieldAppearances: false });
+    const response = await call({ pdf: b64(locked), fields: { zip: '12345', 'person.email': 'a@b.c', agree: true }, force: true });
+    const problem = await readProblem(response);
+    assert.equal(response.status, 422);
+    assert.deepEqual(problem.errors?.map((error) => [error.field, error.code]), [['fields.zip', 'READ_ONLY'], ['fields.person.email', 'READ_ONLY']]);
+    const filled = await pdfOf(await call({ pdf: b64(locked), fields: { agree: true } }));
+    assert.deepEqual(Buffer.from(filled.subarray(0, locked.length)), Buffer.from(locked), 'a signed document is filled as an incremental update');
   });
 
   await t.test('an encrypted document: opened with its password, written unencrypted', async () => {

@@ -19,6 +19,7 @@ const form: FormShape = {
     field('locked', { kind: 'text', readOnly: true }),
   ]),
   groups: new Set(['a']),
+  locks: new Map(),
 };
 const noneMissing = () => [];
 
@@ -41,6 +42,13 @@ test('each kind takes what its field holds', () => {
   });
   assert.deepEqual(checkValues({ box: 'Off' }, form, false, noneMissing).values.get('box'), { kind: 'checkbox', on: null });
   assert.deepEqual(checkValues({ locked: 'x' }, form, true, noneMissing).errors, []);
+});
+
+test('a field a signature locks is READ_ONLY even with force', () => {
+  const locked = { ...form, locks: new Map([['a.text', 'Approval']]) };
+  const { errors } = checkValues({ 'a.text': 'x' }, locked, true, noneMissing);
+  assert.deepEqual(errors.map((error) => [error.field, error.code]), [['fields.a.text', 'READ_ONLY']]);
+  assert.match(errors[0]?.message ?? '', /locked by the signature "Approval"/);
 });
 
 test('MaxLen counts characters, not UTF-16 units', () => {

@@ -14,6 +14,8 @@ const QUOTED_OPTIONS = 20;
 export interface FormShape {
   readonly fields: ReadonlyMap<string, FormFieldInfo>;
   readonly groups: ReadonlySet<string>;
+  /** Fields a signature locks, with that signature field's name: refused even with force. */
+  readonly locks: ReadonlyMap<string, string>;
 }
 
 export interface CheckedValues {
@@ -31,7 +33,15 @@ export function checkValues(requested: Readonly<Record<string, unknown>>, form: 
   for (const [name, value] of Object.entries(requested)) {
     const field = `fields.${name}`;
     const info = form.fields.get(name);
-    const result = info === undefined ? unknownField(name, form) : info.readOnly && !force ? { code: 'READ_ONLY', message: readOnlyMessage(info) } : valueFor(info, value, missing);
+    const lockedBy = form.locks.get(name);
+    const result =
+      info === undefined
+        ? unknownField(name, form)
+        : lockedBy !== undefined
+          ? { code: 'READ_ONLY', message: `"${name}" is locked by the signature "${lockedBy}" (its /Lock): filling it would invalidate that signature, so force does not apply.` }
+          : info.readOnly && !force
+            ? { code: 'READ_ONLY', message: readOnlyMessage(info) }
+            : valueFor(info, value, missing);
     if ('code' in result) errors.push({ field, ...result });
     else values.set(name, result);
   }

@@ -9,7 +9,7 @@
 // section 7.5.6): the signed bytes stay as they are, so each signature
 // still verifies over the revision it signed, as when a person fills a
 // signed form in a viewer. Any other document is written afresh.
-import { PDFAcroCheckBox, PDFAcroSignature, PDFArray, PDFBool, PDFButton, PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFHexString, PDFName, PDFNumber, PDFOptionList, PDFRadioGroup, PDFSignature, PDFTextField, type PDFField } from '@cantoo/pdf-lib';
+import { PDFAcroCheckBox, PDFAcroSignature, PDFArray, PDFBool, PDFString, PDFButton, PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFHexString, PDFName, PDFNumber, PDFOptionList, PDFRadioGroup, PDFSignature, PDFTextField, type PDFField } from '@cantoo/pdf-lib';
 import { FormAppearances } from './pdf-form-appearance.js';
 import { OpenFailure, openSource } from './pdf-structure.js';
 
@@ -56,6 +56,8 @@ export interface FormDocument {
   readonly xfa: 'none' | 'hybrid' | 'only';
   /** Signature fields with a signature value. */
   readonly signed: boolean;
+  /** Fields a signature's /Lock (FieldMDP) locks, by name: the signature field's name. */
+  readonly locks: ReadonlyMap<string, string>;
   /** A certification signature's DocMDP says P 1: no change allowed, form filling included. */
   readonly certifiedNoChanges: boolean;
   readonly encrypted: boolean;
@@ -92,6 +94,7 @@ class PdfLibForm implements FormDocument {
   readonly groups = new Set<string>();
   readonly xfa: FormDocument['xfa'];
   readonly signed: boolean;
+  readonly locks: ReadonlyMap<string, string>;
   readonly certifiedNoChanges: boolean;
   readonly encrypted: boolean;
   readonly #byName = new Map<string, PDFField>();
@@ -111,7 +114,9 @@ class PdfLibForm implements FormDocument {
     }
     const hasXfa = form?.hasXFA() === true;
     this.xfa = !hasXfa ? 'none' : this.fields.size === 0 || doc.catalog.get(PDFName.of('NeedsRendering')) === PDFBool.True ? 'only' : 'hybrid';
-    this.signed = (form?.getFields() ?? []).some((field) => field instanceof PDFSignature && field.acroField.dict.get(PDFName.of('V')) !== undefined);
+    const signatures = (form?.getFields() ?? []).filter((field) => field instanceof PDFSignature && field.acroField.dict.get(PDFName.of('V')) !== undefined);
+    this.signed = signatures.length > 0;
+    this.locks = lockedFields(signatures, [...this.fields.keys()]);
     this.certifiedNoChanges = forbidsChanges(doc);
     this.encrypted = doc.isEncrypted;
   }
@@ -143,9 +148,34 @@ class PdfLibForm implements FormDocument {
       this.doc.catalog.delete(PDFName.of('AcroForm'));
     }
     const settings = { objectsPerTick: Number.POSITIVE_INFINITY, updateFieldAppearances: false };
-    if (this.signed) return this.doc.commit({ ...settings, useObjectStreams: false });
+    if (this.signed) {
+      const original = this.doc.context.pdfFileDetails.originalBytes?.length ?? 0;
+      return withTrailerSize(await this.doc.commit({ ...settings, useObjectStreams: false }), original, this.doc.context.largestObjectNumber + 1);
+    }
     return this.doc.save({ ...settings, rewrite: true, useObjectStreams: true });
   }
+}
+
+/**
+ * The update's trailer /Size set to one past the highest object number
+ * (ISO 32000-2 section 7.5.5). @cantoo/pdf-lib 2.11.1 writes the highest
+ * number itself when the update adds no object (a check box turned on
+ * adds none): it counts the unchanged last object as a skipped xref
+ * stream, and qpdf --check warns. The trailer follows the xref section, so
+ * its length may change without moving any offset.
+ */
+function withTrailerSize(bytes: Uint8Array, updateStart: number, size: number): Uint8Array {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1', updateStart);
+  const trailer = text.lastIndexOf('trailer');
+  const match = trailer < 0 ? null : /\/Size (\d+)/.exec(text.slice(trailer));
+  if (match === null || Number(match[1]) >= size) return bytes;
+  const at = updateStart + trailer + match.index;
+  const fixed = Buffer.from(`/Size ${size}`, 'latin1');
+  const out = new Uint8Array(bytes.length - match[0].length + fixed.length);
+  out.set(bytes.subarray(0, at));
+  out.set(fixed, at);
+  out.set(bytes.subarray(at + match[0].length), at + fixed.length);
+  return out;
 }
 
 function describe(field: PDFField): FormFieldInfo {
@@ -206,6 +236,30 @@ function writeExportValues(field: PDFField, options: readonly FormOption[]): voi
   const indices = options.map((option) => all.findIndex((candidate) => candidate.value === option.value)).filter((index) => index >= 0).sort((a, b) => a - b);
   if (indices.length > 1) dict.set(PDFName.of('I'), dict.context.obj(indices));
   else dict.delete(PDFName.of('I'));
+}
+
+/**
+ * The fields signed signatures lock (ISO 32000-2 section 12.7.5.5, the
+ * signature field's /Lock): Action All, Include /Fields, or Exclude
+ * /Fields; P 1 (no changes) locks all. Changing one makes viewers report
+ * that signature as broken by a later change.
+ */
+function lockedFields(signatures: readonly PDFField[], names: readonly string[]): Map<string, string> {
+  const locks = new Map<string, string>();
+  for (const signature of signatures) {
+    const lock = signature.acroField.dict.lookupMaybe(PDFName.of('Lock'), PDFDict);
+    if (lock === undefined) continue;
+    const action = lock.lookupMaybe(PDFName.of('Action'), PDFName)?.decodeText();
+    const listed = new Set((lock.lookupMaybe(PDFName.of('Fields'), PDFArray)?.asArray() ?? []).map((entry) => (entry instanceof PDFString || entry instanceof PDFHexString ? entry.decodeText() : '')));
+    const allChanges = lock.lookupMaybe(PDFName.of('P'), PDFNumber)?.asNumber() === 1;
+    for (const name of names) {
+      // A listed name also covers its descendants ("person" locks "person.name").
+      const isListed = [...listed].some((entry) => name === entry || name.startsWith(`${entry}.`));
+      const locked = allChanges || action === 'All' || (action === 'Include' && isListed) || (action === 'Exclude' && !isListed);
+      if (locked && !locks.has(name) && name !== signature.getName()) locks.set(name, signature.getName());
+    }
+  }
+  return locks;
 }
 
 /** Whether a certification signature's DocMDP transform says P 1 (ISO 32000-2 section 12.8.2.2). */
