@@ -4,7 +4,7 @@
 // wrapper cost at most a tenth). The input is the business letter of the
 // render scenarios, ten pages, rendered by the server itself at start.
 // Each analysis operation is one entry of OPERATIONS (forensic-analyze,
-// ai-certify, compliance-check; check-accessibility joins it the same way).
+// ai-certify, compliance-check, check-accessibility).
 //
 // Its own script rather than a scenario of bench/run.ts, so that it can run
 // alone; it writes bench/results/analysis.json.
@@ -39,6 +39,8 @@ const OPERATIONS: readonly Operation[] = [
   { name: 'ai-certify', path: '/api/v1/ai-certify', task: 'ai-certify', options: { ...READ_OPTIONS, dataDir: mkdtempSync(join(tmpdir(), 'platen-bench-attestation-')) } },
   // The letter claims no PDF/A part, so it is checked as PDF/A-2b: every rule runs, and it fails a few.
   { name: 'compliance-check', path: '/api/v1/compliance-check', task: 'compliance-check', options: {} },
+  // The letter is untagged: every rule runs and the content walk visits every operator of every page (each one fails 7.1-3).
+  { name: 'check-accessibility', path: '/api/v1/check-accessibility', task: 'check-accessibility', options: {} },
 ];
 
 /** Pages of the input document. */
