@@ -401,7 +401,7 @@ test('a running server answers as the contracts say', async (t) => {
       ['missing type', { operations: [{}] }, false, 422, ['operations[0].type', 'REQUIRED']],
       // Documented divergences: the engine, not the schema, rejects characters a
       // standard font cannot draw; the server accepts `op` while the contract names `type`.
-      ['character outside WinAnsi', { operations: [text({ text: '\u4e2d' })] }, true, 422, ['operations[0].text', 'UNSUPPORTED_CHARACTERS']],
+      ['character no bundled font draws (an Egyptian hieroglyph)', { operations: [text({ text: '\u{13000}' })] }, true, 422, ['operations[0].text', 'UNSUPPORTED_CHARACTERS']],
       ['op alias', { operations: [{ op: 'add_text', text: 'x' }] }, false, 200],
 
       ['image, flowing', { operations: [image({ width: 50, align: 'center', spacing_after: 0 })] }, true, 200],
@@ -719,7 +719,7 @@ test('jobs and sessions answer as the contract says', async (t) => {
 
   await t.test('a job that fails while laying out: failed with its error; the result is 409 without Retry-After', async () => {
     // Valid to the schema, but no font has these characters.
-    const submitted = await call('post', '/api/v1/jobs', '/api/v1/jobs', { body: { operations: [{ type: 'add_text', text: '漢字' }] } });
+    const submitted = await call('post', '/api/v1/jobs', '/api/v1/jobs', { body: { operations: [{ type: 'add_text', text: '\u{13000}\u{13001}' }] } });
     assert.equal(submitted.status, 201);
     const failed = await finished(dataOf<JobData>(submitted).job_id);
     assert.equal(failed.status, 'failed');

@@ -140,6 +140,23 @@ export class PageCanvas {
     this.#ops.push(`q ${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re W n`);
   }
 
+  /**
+   * Starts a span whose text for extraction is `text` (ISO 32000-1 §14.9.4
+   * /ActualText), for glyphs drawn in another order than their characters.
+   * Outside text objects, so the span and BT/ET nest whatever the span draws.
+   */
+  beginActualText(text: string): void {
+    this.#endText();
+    let hex = 'FEFF';
+    for (let i = 0; i < text.length; i++) hex += text.charCodeAt(i).toString(16).padStart(4, '0');
+    this.#ops.push(`/Span <</ActualText <${hex}>>> BDC`);
+  }
+
+  endActualText(): void {
+    this.#endText();
+    this.#ops.push('EMC');
+  }
+
   restore(): void {
     this.#endText();
     this.#state = this.#saved.pop() ?? this.#state;

@@ -41,7 +41,7 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
   checkContentBox(size(undefined, undefined), margins, 'margin');
   const flow = new Flow(size(undefined, undefined), margins, limits.maxPages);
   // PDF/A embeds every font: the standard families are drawn with DejaVu faces instead (fonts.ts).
-  const fonts = new FontBook(doc, limits.fonts, archival !== undefined);
+  const fonts = new FontBook(doc, limits.fonts, archival !== undefined, request.metadata?.language);
   const context: RenderContext = { doc, flow, fonts, style: DEFAULT_STYLE, pageSize: size };
 
   for (const [index, op] of request.operations.entries()) {

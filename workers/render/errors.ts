@@ -36,7 +36,7 @@ export function withGlyphCheck<T>(field: string, layout: () => T): T {
     const notText = error.characters.every((char) => /^[\p{Cc}\p{Cs}]$/u.test(char));
     const message = notText
       ? `The text holds ${listed}${more}: control characters and unpaired surrogates cannot be drawn; remove them.`
-      : `No available font can draw ${listed}${more} (tried ${error.fontName} and the built-in Unicode fallback); register a font that has them with set_font.`;
+      : `No available font can draw ${listed}${more} (tried ${error.fontName} and the bundled DejaVu and Noto fallbacks); register a font that has them with set_font.`;
     throw new RenderError([{ field, code: 'UNSUPPORTED_CHARACTERS', message }]);
   }
 }

@@ -2,13 +2,16 @@
 // custom one registered by set_font with font data) plus bold/italic. Text
 // the family's font cannot encode falls back, run by run, to the DejaVu face
 // of the same class and variant (Sans for Helvetica and custom fonts, Serif
-// for Times, Mono for Courier), which ships with the project. A character no
-// font has is an error naming it: never tofu, never a silent '?'.
+// for Times, Mono for Courier), which ships with the project, and for the
+// scripts DejaVu lacks (Hebrew, Indic, Thai, CJK, ...) to the Noto faces of
+// script-fonts.ts. A character no font has is an error naming it: never
+// tofu, never a silent '?'.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Document, Font } from '../seams/pdf.js';
 import { registeredFont } from './registered-fonts.js';
+import { scriptFaces, type ScriptFace } from './script-fonts.js';
 
 export interface FontChoice {
   readonly family: string;
@@ -103,7 +106,13 @@ const isIgnorable = (codePoint: number, char: string): boolean => codePoint >= 0
 export class FontBook {
   /** Custom families: variant → font (regular at least). */
   readonly #custom = new Map<string, Map<Variant, Font>>();
+  /** DejaVu faces by file name. */
   readonly #fallbacks = new Map<string, Font>();
+  /** The script faces loaded for this document, per weight, in the order scriptFaces gives (which decides between Han families). */
+  readonly #scriptFonts = new Map<boolean, Array<{ readonly order: number; readonly font: Font }>>();
+  /** Characters no face has: looked for once per document, then reported by runs(). */
+  readonly #unavailable = new Set<number>();
+  readonly #scriptFaces: readonly ScriptFace[];
 
   constructor(
     private readonly doc: Document,
@@ -118,7 +127,11 @@ export class FontBook {
      * metric-compatible with the standard 14: lines break differently.
      */
     private readonly archival = false,
-  ) {}
+    /** The document's language (BCP 47): it picks the Han face (Chinese, Japanese or Korean forms). */
+    language?: string,
+  ) {
+    this.#scriptFaces = scriptFaces(language);
+  }
 
   /**
    * Loads a family the client registered (PUT /api/v1/fonts/{family}) as
@@ -161,33 +174,37 @@ export class FontBook {
   }
 
   /**
-   * The fallback face a text needs and has not been loaded yet, as a promise
-   * to await; undefined (no promise, no allocation) in the common case where
-   * the family's own font covers the text. Fonts load asynchronously; layout
-   * is synchronous.
+   * The fallback faces a text needs and has not loaded yet, as a promise to
+   * await; undefined (no promise, no allocation) in the common case where
+   * the fonts loaded so far cover the text. Fonts load asynchronously;
+   * layout is synchronous.
    */
   prepare(text: string, choice: FontChoice): Promise<void> | undefined {
-    if (this.archival && !this.#custom.has(choice.family) && !this.#fallbacks.has(this.#fallbackFile(choice))) return this.#loadFallback(choice);
-    const primary = this.primary(choice);
+    if (this.archival && !this.#custom.has(choice.family) && !this.#fallbacks.has(this.#fallbackFile(choice))) {
+      return this.#loadFallback(choice).then(() => this.prepare(text, choice));
+    }
+    let chain: readonly Font[] | undefined;
+    let needed: number[] | undefined;
     for (let i = 0; i < text.length; i++) {
       const codePoint = text.codePointAt(i) as number;
       if (codePoint > 0xffff) i++;
-      if (!LAYOUT_CHARACTERS.has(codePoint) && !primary.covers(codePoint) && !isIgnorable(codePoint, String.fromCodePoint(codePoint))) {
-        return this.#fallbacks.has(this.#fallbackFile(choice)) ? undefined : this.#loadFallback(choice);
-      }
+      if (LAYOUT_CHARACTERS.has(codePoint) || this.#unavailable.has(codePoint)) continue;
+      chain ??= this.#chain(choice);
+      if (chain.some((font) => font.covers(codePoint)) || isIgnorable(codePoint, String.fromCodePoint(codePoint))) continue;
+      (needed ??= []).push(codePoint);
     }
-    return undefined;
+    return needed === undefined ? undefined : this.#loadFallbacks(needed, choice);
   }
 
   /**
    * Splits text into runs by the font that draws each character: the
-   * family's font where it can, else the fallback. Ignorable characters
-   * are left out, so a text of nothing else has no runs. prepare() must have
-   * run for this text and choice. Throws MissingGlyphsError.
+   * family's font where it can, else the first fallback that can. Ignorable
+   * characters are left out, so a text of nothing else has no runs.
+   * prepare() must have run for this text and choice. Throws MissingGlyphsError.
    */
   runs(text: string, choice: FontChoice): Run[] {
-    const primary = this.primary(choice);
-    const fallback = this.#fallbacks.get(this.#fallbackFile(choice));
+    const chain = this.#chain(choice);
+    const primary = chain[0] as Font;
     const runs: Run[] = [];
     let current: Font | undefined;
     let start = 0;
@@ -204,7 +221,7 @@ export class FontBook {
       }
       let font: Font | undefined = primary;
       if (!LAYOUT_CHARACTERS.has(codePoint) && !primary.covers(codePoint)) {
-        font = fallback?.covers(codePoint) === true ? fallback : undefined;
+        font = chain.find((candidate) => candidate.covers(codePoint));
         if (font === undefined) (missing ??= new Set()).add(char);
       }
       if (font !== undefined && font !== current) {
@@ -219,13 +236,46 @@ export class FontBook {
     return runs;
   }
 
+  /** The family's font, its DejaVu fallback when loaded, then the script faces loaded for this weight. */
+  #chain(choice: FontChoice): Font[] {
+    const chain = [this.primary(choice)];
+    const dejavuFont = this.#fallbacks.get(this.#fallbackFile(choice));
+    if (dejavuFont !== undefined && dejavuFont !== chain[0]) chain.push(dejavuFont);
+    for (const { font } of this.#scriptFonts.get(choice.bold) ?? []) chain.push(font);
+    return chain;
+  }
+
   #fallbackFile(choice: FontChoice): string {
     const fontClass = FALLBACK_CLASS.get(choice.family) ?? 'Sans';
     return DEJAVU_FILES[fontClass][variantOf(choice)];
   }
 
-  async #loadFallback(choice: FontChoice): Promise<void> {
+  async #loadFallback(choice: FontChoice): Promise<Font> {
     const file = this.#fallbackFile(choice);
-    if (!this.#fallbacks.has(file)) this.#fallbacks.set(file, await this.doc.customFont(dejavu(file)));
+    let face = this.#fallbacks.get(file);
+    if (face === undefined) this.#fallbacks.set(file, (face = await this.doc.customFont(dejavu(file))));
+    return face;
+  }
+
+  /** DejaVu first (it matches the standard families' style); for what it lacks, the script faces in order until one has it. */
+  async #loadFallbacks(codePoints: readonly number[], choice: FontChoice): Promise<void> {
+    const dejavuFont = await this.#loadFallback(choice);
+    const loaded = this.#scriptFonts.get(choice.bold) ?? [];
+    this.#scriptFonts.set(choice.bold, loaded);
+    for (const codePoint of codePoints) {
+      if (dejavuFont.covers(codePoint) || loaded.some(({ font }) => font.covers(codePoint))) continue;
+      let found = false;
+      for (const [order, face] of this.#scriptFaces.entries()) {
+        if (!face.mayCover(codePoint) || loaded.some((entry) => entry.order === order)) continue;
+        const font = await this.doc.customFont(await face.load(choice.bold));
+        loaded.push({ order, font });
+        loaded.sort((a, b) => a.order - b.order);
+        if (font.covers(codePoint)) {
+          found = true;
+          break;
+        }
+      }
+      if (!found) this.#unavailable.add(codePoint);
+    }
   }
 }

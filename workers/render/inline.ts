@@ -1,11 +1,22 @@
 // Inline layout: styled spans of text into lines of a given width, and the
 // drawing of those lines. Used by add_text, table cells and HTML paragraphs.
 //
-// Breaks fall only at whitespace. Pieces of different styles with no space
-// between them ("<b>bold</b>ly") form one unbreakable unit; a unit wider than
-// the line is broken between characters. Newlines are hard breaks.
+// Breaks fall at whitespace, and in scripts written without spaces where
+// UAX #14 allows (line-breaks.ts). Pieces of different styles with no
+// space between them ("<b>bold</b>ly") form one unbreakable unit; a unit
+// wider than the line is broken between characters. Newlines are hard
+// breaks. Right-to-left and mixed paragraphs are laid out in logical order
+// and each line then reordered for display by the bidirectional algorithm
+// (bidi.ts). Glyphs are written in that visual order, which is what text
+// extractors expect and undo (poppler's pdftotext gives Hebrew and Arabic
+// back in logical order from it, and reverses an /ActualText it is handed
+// for right-to-left text, taking it for visual). A line whose shaping put
+// glyphs out of character order (Indic vowel signs, Thai marks) carries its
+// text for /ActualText instead.
+import { paragraphLevels, reorder, visualSegment, type Direction } from './bidi.js';
 import type { PageCanvas, Rgb } from './canvas.js';
 import type { FontBook, FontChoice, Run } from './fonts.js';
+import { breakOpportunities } from './line-breaks.js';
 
 export interface TextStyle extends FontChoice {
   readonly size: number;
@@ -29,6 +40,10 @@ export interface Piece {
   readonly runs: readonly Run[];
   readonly width: number;
   readonly style: TextStyle;
+  /** Bidi embedding level: odd is right-to-left (its runs are already in visual order). 0 when absent. */
+  readonly level?: number;
+  /** The text as sent (the runs may hold it mirrored or reversed); the runs' text when absent. */
+  readonly text?: string;
 }
 
 export interface Unit {
@@ -36,6 +51,8 @@ export interface Unit {
   width: number;
   /** Width of the space before the unit, in the style of the text around it; 0 when glued or first. */
   spaceBefore: number;
+  /** Bidi level of that space. */
+  spaceLevel?: number;
 }
 
 export interface Line {
@@ -47,6 +64,10 @@ export interface Line {
   readonly baseline: number;
   /** The paragraph's last line or one ended by a newline: never justified. */
   readonly last: boolean;
+  /** The paragraph is right-to-left: aligned right unless the request aligns it otherwise. */
+  readonly rtl: boolean;
+  /** The line's text as sent, when shaping drew its glyphs out of character order (REORDERED_SCRIPTS): written as /ActualText. */
+  readonly actualText?: string;
 }
 
 /** Loads every fallback font the spans need; layout itself is synchronous. */
@@ -62,17 +83,21 @@ export async function prepareSpans(spans: readonly Span[], fonts: FontBook): Pro
  * pass it (absolute text on a page), so a huge text placed near the bottom
  * costs no more than what fits; callers compare the result's height.
  */
-export function layoutLines(spans: readonly Span[], width: number, fonts: FontBook, maxHeight = Number.POSITIVE_INFINITY): Line[] {
+export function layoutLines(spans: readonly Span[], width: number, fonts: FontBook, maxHeight = Number.POSITIVE_INFINITY, direction: Direction = 'auto'): Line[] {
   const lines: Line[] = [];
   let units: Unit[] = [];
   let lineWidth = 0;
   let pendingSpace = 0;
   let glue = false;
   let lastStyle: TextStyle | undefined;
+  const paragraph = spans.length === 1 ? (spans[0] as Span).text : spans.map((span) => span.text).join('');
+  const { base, levels } = paragraphLevels(paragraph, direction);
+  const breaks = breakOpportunities(paragraph);
+  let pendingSpaceLevel: number = base;
 
   let height = 0;
   const endLine = (last: boolean) => {
-    const line = makeLine(units, lineWidth, last, lastStyle, fonts);
+    const line = makeLine(units, lineWidth, last, lastStyle, fonts, base);
     lines.push(line);
     height += line.height;
     units = [];
@@ -109,18 +134,21 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
     const space = units.length === 0 ? 0 : pendingSpace;
     if (units.length > 0 && lineWidth + space + piece.width > width) endLine(false);
     const spaceBefore = units.length === 0 ? 0 : space;
-    units.push({ pieces: [piece], width: piece.width, spaceBefore });
+    units.push({ pieces: [piece], width: piece.width, spaceBefore, spaceLevel: pendingSpaceLevel });
     lineWidth += spaceBefore + piece.width;
   };
 
+  let offset = 0;
   for (const span of spans) {
     if (height > maxHeight) break;
     const { style } = span;
     lastStyle = style;
     const spaceWidth = fonts.primary(style).widthOf(' ', style.size);
     // Tokens: words, runs of spaces/tabs, and newlines.
-    for (const token of span.text.match(/\r\n|\n|\r|[ \t]+|[^ \t\r\n]+/g) ?? []) {
+    for (const match of span.text.matchAll(/\r\n|\n|\r|[ \t]+|[^ \t\r\n]+/g)) {
       if (height > maxHeight) break;
+      const token = match[0];
+      const at = offset + match.index;
       if (token === '\n' || token === '\r\n' || token === '\r') {
         endLine(true);
         glue = false;
@@ -130,47 +158,81 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
       if (token[0] === ' ' || token[0] === '\t') {
         glue = false;
         pendingSpace = spaceWidth;
+        pendingSpaceLevel = levels?.[at] ?? base;
         continue;
       }
-      // A word wider than the line comes back in pieces, each on a line of its own.
-      measure(token, style, width, fonts).forEach((piece, index) => {
-        if (index > 0) {
-          endLine(false);
+      for (const [start, end] of segments(token, at, breaks, levels)) {
+        // A break opportunity inside the word (between two CJK characters, say): the next piece may start a line.
+        if (glue && breaks?.has(at + start) === true) {
           glue = false;
+          pendingSpace = 0;
         }
-        place(piece);
-        glue = true;
-      });
+        const level = levels?.[at + start] ?? 0;
+        const logical = token.slice(start, end);
+        // A word wider than the line comes back in pieces, each on a line of its own.
+        measure(visualSegment(logical, level), style, width, fonts, level, logical).forEach((piece, index) => {
+          if (index > 0) {
+            endLine(false);
+            glue = false;
+          }
+          place(piece);
+          glue = true;
+        });
+      }
     }
+    offset += span.text.length;
   }
   if (units.length > 0 || lines.length === 0) endLine(true);
   return lines;
 }
 
-/** A word as pieces no wider than `width` (one piece unless the word itself is wider). */
-function measure(word: string, style: TextStyle, width: number, fonts: FontBook): Piece[] {
+/**
+ * A word cut where a line may break inside it or its bidi level changes, as
+ * [start, end) offsets in the word; the whole word when neither happens.
+ */
+function* segments(word: string, at: number, breaks: ReadonlySet<number> | undefined, levels: Uint8Array | undefined): Generator<[number, number]> {
+  let start = 0;
+  if (breaks !== undefined || levels !== undefined) {
+    for (let i = 1; i < word.length; i++) {
+      const code = word.charCodeAt(i);
+      if (code >= 0xdc00 && code <= 0xdfff) continue; // inside a surrogate pair
+      if (breaks?.has(at + i) === true || (levels !== undefined && levels[at + i] !== levels[at + i - 1])) {
+        yield [start, i];
+        start = i;
+      }
+    }
+  }
+  yield [start, word.length];
+}
+
+/**
+ * A word as pieces no wider than `width` (one piece unless the word itself
+ * is wider). `word` is in visual order for its bidi `level`; `logical` is
+ * the text as sent.
+ */
+function measure(word: string, style: TextStyle, width: number, fonts: FontBook, level = 0, logical = word): Piece[] {
   const runs = fonts.runs(word, style);
   const total = runs.reduce((sum, run) => sum + run.font.widthOf(run.text, style.size), 0);
-  if (total <= width) return [{ runs, width: total, style }];
+  if (total <= width) return [level === 0 ? { runs, width: total, style } : { runs, width: total, style, level, text: logical }];
   const pieces: Piece[] = [];
   let chars = '';
   let charsWidth = 0;
   for (const char of word) {
     const w = fonts.runs(char, style).reduce((sum, run) => sum + run.font.widthOf(run.text, style.size), 0);
     if (chars !== '' && charsWidth + w > width) {
-      pieces.push({ runs: fonts.runs(chars, style), width: charsWidth, style });
+      pieces.push({ runs: fonts.runs(chars, style), width: charsWidth, style, level });
       chars = '';
       charsWidth = 0;
     }
     chars += char;
     charsWidth += w;
   }
-  if (chars !== '') pieces.push({ runs: fonts.runs(chars, style), width: charsWidth, style });
+  if (chars !== '') pieces.push({ runs: fonts.runs(chars, style), width: charsWidth, style, level });
   return pieces;
 }
 
 /** A line of units, with its height and baseline (also used by html/pre.ts for preformatted lines). */
-export function makeLine(units: Unit[], width: number, last: boolean, fallbackStyle: TextStyle | undefined, fonts: FontBook): Line {
+export function makeLine(units: Unit[], width: number, last: boolean, fallbackStyle: TextStyle | undefined, fonts: FontBook, base: 0 | 1 = 0): Line {
   // Line metrics come from each piece's own family font, not from fallback
   // faces, so a line with one Greek word keeps the paragraph's rhythm.
   let ascent = 0;
@@ -186,11 +248,51 @@ export function makeLine(units: Unit[], width: number, last: boolean, fallbackSt
   if (height === 0 && fallbackStyle !== undefined) measureStyle(fallbackStyle);
   height = Math.max(height, ascent + descent);
   const baseline = (height - (ascent + descent)) / 2 + ascent;
-  return { units, width, height, baseline, last };
+  const bidi = base === 1 || units.some((unit) => (unit.spaceLevel ?? 0) > 0 || unit.pieces.some((piece) => (piece.level ?? 0) > 0));
+  const visual = bidi ? visualUnits(units) : units;
+  const actualText = !bidi && units.some((unit) => unit.pieces.some((piece) => REORDERED_SCRIPTS.test(pieceText(piece)))) ? logicalText(units) : undefined;
+  return { units: visual, width, height, baseline, last, rtl: base === 1, ...(actualText === undefined ? {} : { actualText }) };
+}
+
+/**
+ * Scripts whose shaped glyphs do not map one to one, in order, onto their
+ * characters: Indic vowel signs drawn before their consonant, and Thai, Lao,
+ * Khmer and Myanmar marks drawn with no advance over the glyph before them
+ * (poppler placed a Thai tone mark at the end of a line on the next line).
+ */
+const REORDERED_SCRIPTS = /[\u0900-\u0eff\u1000-\u109f\u1780-\u17ff]/;
+
+const pieceText = (piece: Piece): string => piece.text ?? piece.runs.map((run) => run.text).join('');
+
+function logicalText(units: readonly Unit[]): string {
+  return units.map((unit, index) => (index > 0 && unit.spaceBefore > 0 ? ' ' : '') + unit.pieces.map(pieceText).join('')).join('');
+}
+
+/** A line's units in display order (bidi rule L2 over its pieces and the spaces between them), regrouped at the spaces. */
+function visualUnits(units: readonly Unit[]): Unit[] {
+  type Item = { readonly level: number; readonly piece?: Piece; readonly space?: number };
+  const items: Item[] = [];
+  units.forEach((unit, index) => {
+    if (index > 0) items.push({ level: unit.spaceLevel ?? 0, space: unit.spaceBefore });
+    for (const piece of unit.pieces) items.push({ level: piece.level ?? 0, piece });
+  });
+  const visual: Unit[] = [];
+  let current: Unit | undefined;
+  for (const item of reorder(items)) {
+    if (item.piece === undefined) {
+      current = undefined;
+      if (visual.length > 0) visual.push((current = { pieces: [], width: 0, spaceBefore: item.space ?? 0 }));
+      continue;
+    }
+    if (current === undefined) visual.push((current = { pieces: [], width: 0, spaceBefore: 0 }));
+    current.pieces.push(item.piece);
+    current.width += item.piece.width;
+  }
+  return visual.filter((unit) => unit.pieces.length > 0);
 }
 
 /** Draws lines from `top`; returns the height used. */
-export function drawLines(canvas: PageCanvas, lines: readonly Line[], left: number, top: number, width: number, align: Align): number {
+export function drawLines(canvas: PageCanvas, lines: readonly Line[], left: number, top: number, width: number, align: Align | undefined): number {
   let y = top;
   for (const line of lines) {
     drawLine(canvas, line, left, y, width, align);
@@ -199,13 +301,23 @@ export function drawLines(canvas: PageCanvas, lines: readonly Line[], left: numb
   return y - top;
 }
 
-export function drawLine(canvas: PageCanvas, line: Line, left: number, top: number, width: number, align: Align): void {
+/** The alignment a line is drawn with: the request's, else its paragraph's start side; a justified paragraph's last line sits at its start. */
+export function lineAlignment(line: Line, align: Align | undefined): Align {
+  const start = line.rtl ? 'right' : 'left';
+  if (align === undefined || (align === 'justify' && line.last)) return start;
+  return align;
+}
+
+/** `align` undefined: the paragraph's start side (right for right-to-left). */
+export function drawLine(canvas: PageCanvas, line: Line, left: number, top: number, width: number, align: Align | undefined): void {
+  const alignment = lineAlignment(line, align);
   const slack = Math.max(0, width - line.width);
   const gaps = line.units.length - 1;
-  const justify = align === 'justify' && !line.last && gaps > 0;
+  const justify = alignment === 'justify' && gaps > 0;
   const extra = justify ? slack / gaps : 0;
-  let x = align === 'center' ? left + slack / 2 : align === 'right' ? left + slack : left;
+  let x = alignment === 'center' ? left + slack / 2 : alignment === 'right' ? left + slack : left;
   const baseline = top + line.baseline;
+  if (line.actualText !== undefined) canvas.beginActualText(line.actualText);
   line.units.forEach((unit, index) => {
     if (index > 0) x += unit.spaceBefore + extra;
     for (const piece of unit.pieces) {
@@ -215,4 +327,5 @@ export function drawLine(canvas: PageCanvas, line: Line, left: number, top: numb
       x += piece.width;
     }
   });
+  if (line.actualText !== undefined) canvas.endActualText();
 }

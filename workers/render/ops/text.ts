@@ -19,6 +19,8 @@ const schema = v.pipe(
     size: v.optional(fontSize),
     color: v.optional(color),
     align: v.optional(align),
+    /** Paragraph direction; auto (default): from the first strong character (UAX #9 P2-P3). */
+    direction: v.optional(v.picklist(['ltr', 'rtl', 'auto'])),
     bold: v.optional(v.boolean()),
     italic: v.optional(v.boolean()),
     underline: v.optional(v.boolean()),
@@ -50,7 +52,8 @@ export const addText: OperationType<typeof schema> = {
     const spans: Span[] = [{ text: op.text, style }];
     await prepareSpans(spans, context.fonts);
     const { flow } = context;
-    const alignment = op.align ?? 'left';
+    // Undefined: each line's start side, right for a right-to-left paragraph.
+    const alignment = op.align;
 
     if (op.x !== undefined && op.y !== undefined) {
       const page = flow.page;
@@ -61,7 +64,7 @@ export const addText: OperationType<typeof schema> = {
       const toMargin = page.width - flow.margins.right - op.x;
       const width = op.width ?? (toMargin >= 1 ? toMargin : page.width - op.x);
       const room = page.height - op.y;
-      const lines = withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, room));
+      const lines = withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, room, op.direction));
       if (lines.reduce((sum, line) => sum + line.height, 0) > room + 0.01) {
         // Absolute text is never paginated; losing its last lines silently would be worse than saying so.
         throw new RenderError([
@@ -73,7 +76,7 @@ export const addText: OperationType<typeof schema> = {
     }
 
     const width = Math.min(op.width ?? flow.width, flow.width);
-    for (const line of withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts))) {
+    for (const line of withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, Number.POSITIVE_INFINITY, op.direction))) {
       flow.ensure(line.height);
       drawLine(flow.page, line, flow.left, flow.cursor, width, alignment);
       flow.advance(line.height);

@@ -31,10 +31,12 @@ export function drawCellLine(page: PageCanvas, line: Line, left: number, top: nu
   const slack = Math.max(0, width - line.width);
   const x = align === 'center' ? left + slack / 2 : align === 'right' ? left + slack : left;
   const baseline = top + line.baseline;
+  if (line.actualText !== undefined) page.beginActualText(line.actualText);
   for (const op of plan) {
     page.text(op.runs, x + op.dx, baseline, op.style.size, op.style.color, op.style);
     if (op.style.link !== undefined) page.link(x + op.dx, top, op.width, line.height, op.style.link);
   }
+  if (line.actualText !== undefined) page.endActualText();
 }
 
 function planLine(line: Line): TextOp[] {

@@ -1,0 +1,73 @@
+// Bidirectional text by the Unicode Bidirectional Algorithm (UAX #9), with
+// bidi-js (a complete, well-tested implementation): a paragraph's embedding
+// levels (its direction from its first strong character unless the request
+// says), and the reordering of a laid-out line from logical to visual
+// order (rule L2). Lines are broken in logical order first, as L1-L2 ask.
+import { createRequire } from 'node:module';
+import type { Bidi } from 'bidi-js';
+
+export type Direction = 'ltr' | 'rtl' | 'auto';
+
+// A CommonJS module whose typings declare an ES default export: required, as the module it is.
+const bidi = (createRequire(import.meta.url)('bidi-js') as () => Bidi)();
+
+/** Characters that can make a paragraph need the algorithm: right-to-left letters and the explicit controls. Latin text skips it. */
+const RTL_OR_CONTROL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u200f\u202a-\u202e\u2066-\u2069\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+/** Letters of right-to-left scripts (bidi classes R and AL). */
+const RTL_LETTER = /[\u0590-\u05ff\u0600-\u07bf\u07c0-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
+
+export interface ParagraphLevels {
+  /** The paragraph's base level: 0 left-to-right, 1 right-to-left. */
+  readonly base: 0 | 1;
+  /** Per UTF-16 code unit of the paragraph: its resolved embedding level; undefined when every level is the base (nothing to reorder). */
+  readonly levels: Uint8Array | undefined;
+}
+
+export function paragraphLevels(text: string, direction: Direction = 'auto'): ParagraphLevels {
+  if (direction !== 'rtl' && !RTL_OR_CONTROL.test(text)) return { base: 0, levels: undefined };
+  const resolved = bidi.getEmbeddingLevels(text, direction === 'auto' ? undefined : direction);
+  // A text of several paragraphs (newlines) takes its alignment from the first, as the request gives it one direction.
+  const base = ((resolved.paragraphs[0]?.level ?? 0) & 1) as 0 | 1;
+  return { base, levels: resolved.levels };
+}
+
+/**
+ * A right-to-left segment's characters as the font must receive them: its
+ * mirrored characters swapped ("(" for ")", rule L4), and, when it has no
+ * right-to-left letter (fontkit reverses the glyphs of right-to-left scripts
+ * itself, and only those), reversed here.
+ */
+export function visualSegment(text: string, level: number): string {
+  if ((level & 1) === 0) return text;
+  let mirrored = '';
+  for (const char of text) mirrored += bidi.getMirroredCharacter(char) ?? char;
+  return RTL_LETTER.test(mirrored) ? mirrored : [...mirrored].reverse().join('');
+}
+
+/**
+ * Items of a line in visual order (L2): from the highest level down to the
+ * lowest odd one, every maximal sequence at that level or above is reversed.
+ */
+export function reorder<T extends { readonly level: number }>(items: readonly T[]): T[] {
+  const out = [...items];
+  let highest = 0;
+  let lowestOdd = Number.POSITIVE_INFINITY;
+  for (const { level } of out) {
+    highest = Math.max(highest, level);
+    if ((level & 1) === 1) lowestOdd = Math.min(lowestOdd, level);
+  }
+  for (let level = highest; level >= lowestOdd; level--) {
+    for (let i = 0; i < out.length; ) {
+      if (out[i]!.level < level) {
+        i++;
+        continue;
+      }
+      let end = i;
+      while (end < out.length && out[end]!.level >= level) end++;
+      const reversed = out.slice(i, end).reverse();
+      out.splice(i, end - i, ...reversed);
+      i = end;
+    }
+  }
+  return out;
+}
