@@ -14,7 +14,7 @@ import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
 import { pdfToText, qpdfCheck, withFile, wordBoxes, type WordBox } from './helpers/pdf-tools.js';
-import { encodingsOf, everyStream, formDocument, incrementalDocument, linesDocument, mixedDocument, spacedDocument, SECRET_NAME, SSN, textDocument, throughToUnicode, TYPE0_SECRET } from './helpers/redact-fixtures.js';
+import { encodingsOf, everyStream, formDocument, formBombDocument, incrementalDocument, linesDocument, mixedDocument, spacedDocument, SECRET_NAME, SSN, textDocument, throughToUnicode, TYPE0_SECRET } from './helpers/redact-fixtures.js';
 import { startTestServer } from './helpers/server.js';
 
 const run = promisify(execFile);
@@ -196,6 +196,8 @@ test('redact', async (t) => {
     const dense = await linesDocument(Array.from({ length: 60 }, (_, i) => String(i % 10).repeat(200)));
     await problem({ pdf: b64(dense), text: ['x'], patterns: ['\\d'] }, 422, 'validation-failed', 'patterns[0]', 'TOO_LARGE');
     await problem({ pdf: b64(new TextEncoder().encode('not a pdf')), text: ['x'] }, 422, 'invalid-pdf-data', 'pdf', 'INVALID_PDF');
+    // Forms inside forms multiply: refused once the walk passes its bound, not left to run into the timeout.
+    await problem({ pdf: b64(await formBombDocument()), areas: [{ page: 1, x: 0, y: 0, width: 100, height: 100 }] }, 422, 'validation-failed', 'pdf', 'TOO_LARGE');
     await problem({ pdf: b64(TEXT), text: ['x'] }, 403, 'capability-denied', '', '', KEYS.core);
   });
 });

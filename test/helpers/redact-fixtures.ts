@@ -65,6 +65,20 @@ export async function spacedDocument(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** A form drawing a form 20 times, six levels deep: 64 million drawing operations in a file of a few kilobytes. */
+export async function formBombDocument(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  let inner = doc.context.register(doc.context.flateStream('BT /F1 12 Tf 0 0 Td (x) Tj ET', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 612, 792], Resources: { Font: { F1: font.ref } } }));
+  for (let level = 0; level < 6; level++) {
+    inner = doc.context.register(doc.context.flateStream('/X Do '.repeat(20), { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 612, 792], Resources: { XObject: { X: inner } } }));
+  }
+  const page = doc.addPage([612, 792]);
+  const name = page.node.newXObject('Bomb', inner).asString().slice(1);
+  drawRaw(doc, page, `/${name} Do`);
+  return doc.save();
+}
+
 /** One form XObject ("Stamp FORMSECRET here") drawn on page 1 at y 700 and on page 2 at y 500. */
 export async function formDocument(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();

@@ -15,7 +15,7 @@ import { openForRedaction, UnreadablePdf, type RedactionPage } from '../seams/pd
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { NO_DECODED_CAP, Password } from './fields.js';
-import { redactStream, type RedactionCounts } from './redact/content.js';
+import { MAX_FORM_WALKS, MAX_OPERATIONS, redactStream, TooMuchContent, type RedactionCounts } from './redact/content.js';
 import { ContentSyntaxError } from './redact/lexer.js';
 import { findAreas, patternSearch, phraseSearch, type Search } from './redact/find.js';
 import { boxThrough, invert, overlaps, type Box, type Matrix } from './redact/geometry.js';
@@ -90,7 +90,7 @@ export const redact = binaryTask(RedactRequest, async (request: RedactRequest, o
     areas.set(area.page, [...(areas.get(area.page) ?? []), box]);
   }
   const fill = rgb(request.fill_color);
-  const counts: RedactionCounts = { glyphs: 0, paths: 0, images: 0 };
+  const counts: RedactionCounts = { glyphs: 0, paths: 0, images: 0, operations: 0, forms: 0 };
   let total = 0;
   for (const [index, page] of document.pages.entries()) {
     const boxes = areas.get(index + 1) ?? [];
@@ -116,6 +116,9 @@ async function redactPage(page: RedactionPage, number: number, boxes: readonly B
     return await redactStream(page.content(), page.resources, [1, 0, 0, 1, 0, 0], { areas: boxes, display: page.display, fill }, counts);
   } catch (error) {
     // A stream we cannot follow cannot be redacted: refused, never painted over and sent back.
+    if (error instanceof TooMuchContent) {
+      throw TaskFailure.field('pdf', 'TOO_LARGE', `draws more than ${MAX_OPERATIONS} operations or ${MAX_FORM_WALKS} forms where the areas are (forms drawn inside forms count each time), more than this server redacts in one request.`);
+    }
     if (!(error instanceof ContentSyntaxError)) throw error;
     throw TaskFailure.content('invalid-pdf-data', 'pdf', 'INVALID_PDF', `has content on page ${number} that cannot be read (${error.message}), so what it draws cannot be redacted.`);
   }

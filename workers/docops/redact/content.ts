@@ -41,6 +41,25 @@ export interface RedactionCounts {
   glyphs: number;
   paths: number;
   images: number;
+  /** Operations interpreted so far, forms counted each time they are drawn (see MAX_OPERATIONS). */
+  operations: number;
+  /** Form XObjects walked into so far (see MAX_FORM_WALKS). */
+  forms: number;
+}
+
+/** Forms walked into per request: each walk decodes and reads the form's stream again. */
+export const MAX_FORM_WALKS = 10_000;
+
+/**
+ * Operations one request may interpret. A form drawn 100 times by a form
+ * drawn 100 times, a few levels deep, multiplies without end while the file
+ * stays small; a real page is thousands to a few hundred thousand.
+ */
+export const MAX_OPERATIONS = 5_000_000;
+
+/** The document draws more than MAX_OPERATIONS: refused (422), not left to the processing timeout. */
+export class TooMuchContent extends Error {
+  override readonly name = 'TooMuchContent';
 }
 
 export interface StreamRedaction {
@@ -110,6 +129,7 @@ class StreamWalk {
       lineMatrix = multiply([1, 0, 0, 1, tx, ty], lineMatrix);
       textMatrix = lineMatrix;
     };
+    if ((this.counts.operations += this.operations.length) > MAX_OPERATIONS) throw new TooMuchContent(`more than ${MAX_OPERATIONS} drawing operations`);
     for (let i = 0; i < this.operations.length; i++) {
       const { operator, operands } = this.operations[i] as Operation;
       const n = (k: number) => numberAt(operands, k);
@@ -328,6 +348,7 @@ class StreamWalk {
     const formToPage = multiply(xobject.matrix, state.ctm);
     const [bx0, by0, bx1, by1] = xobject.bbox;
     if (depth >= MAX_FORM_DEPTH || !this.hits(boxThrough(multiply(formToPage, this.context.display), bx0, by0, bx1, by1))) return false;
+    if (++this.counts.forms > MAX_FORM_WALKS) throw new TooMuchContent(`more than ${MAX_FORM_WALKS} form XObjects drawn`);
     const content = xobject.content();
     const inner = new StreamWalk(lexContent(content), content, xobject.resources, this.context, this.counts, state.text);
     const bytes = await inner.run(formToPage, depth + 1);
