@@ -8,10 +8,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { scanRevisions } from '../../workers/analysis/forensic/revisions.js';
-import { pdfDateIso } from '../../workers/analysis/forensic/signatures.js';
+import { findSignatures, pdfDateIso } from '../../workers/analysis/forensic/signatures.js';
 import { linearizedPageCount } from '../../workers/untrusted/pdf-scan.js';
 import { appendTextUpdate } from '../helpers/forensic-documents.js';
 import { qpdfTransform } from '../helpers/pdf-tools.js';
+import { signedPdf } from '../helpers/signed-pdf.js';
 
 async function threePages(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
@@ -76,4 +77,13 @@ test('PDF dates as ISO 8601', () => {
   assert.equal(pdfDateIso("D:20261124201641+01'00'"), '2026-11-24T19:16:41.000Z');
   assert.equal(pdfDateIso('D:20261124'), '2026-11-24T00:00:00.000Z');
   assert.equal(pdfDateIso('yesterday'), null);
+});
+
+test('a file repeating one signature dictionary many times: each is found, at most 50 are checked', async () => {
+  const signed = await signedPdf(1);
+  assert.equal(findSignatures(signed).length, 1);
+  const range = /\/ByteRange \[[^\]]+\]/.exec(signed.toString('latin1'))?.[0] ?? '';
+  assert.notEqual(range, '');
+  const padded = Buffer.concat([signed, Buffer.from(`%${range}\n`.repeat(80), 'latin1')]);
+  assert.equal(findSignatures(padded).length, 50);
 });

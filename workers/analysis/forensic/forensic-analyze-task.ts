@@ -21,7 +21,7 @@ import { findingsOf, riskOf, type Finding } from './findings.js';
 import { readMetadata } from './metadata.js';
 import { scanPages } from './page-scan.js';
 import { scanRevisions } from './revisions.js';
-import { findSignatures, reportSignatures } from './signatures.js';
+import { findSignatures, reportSignatures, type SignedChange } from './signatures.js';
 
 export const AnalysisRequest = v.strictObject({
   pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
@@ -46,15 +46,22 @@ export async function forensicReport(bytes: Uint8Array, password: string | undef
   const objects = await openObjectsFor(bytes, password);
   const fields = signatureFields(objects);
   let now: DocumentState | undefined;
-  const signatures = await reportSignatures(bytes, findSignatures(bytes), scan.revisions, (object) => (object === null ? null : fields.get(object) ?? null), async (length) => {
+  // Signatures that cover the same revision share one comparison.
+  const compared = new Map<number, Promise<readonly SignedChange[]>>();
+  const changesSince = async (length: number): Promise<readonly SignedChange[]> => {
     now ??= documentState(objects);
+    const current = now;
     try {
-      return compareStates(documentState(await openObjects(bytes.subarray(0, length), password)), now);
+      return compareStates(documentState(await openObjects(bytes.subarray(0, length), password)), current);
     } catch (error) {
       if (!(error instanceof OpenFailure)) throw error;
       // The signed revision alone does not open: nothing to compare, the bytes after it still count as modification.
       return [];
     }
+  };
+  const signatures = await reportSignatures(bytes, findSignatures(bytes), scan.revisions, (object) => (object === null ? null : fields.get(object) ?? null), (length) => {
+    if (!compared.has(length)) compared.set(length, changesSince(length));
+    return compared.get(length) as Promise<readonly SignedChange[]>;
   });
   const active = findActiveContent(objects, scan.compressedObjects);
   const metadata = readMetadata(objects);

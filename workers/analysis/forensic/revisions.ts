@@ -44,6 +44,9 @@ export interface RevisionScan {
 const MAX_ENTRIES = 2_000_000;
 /** Revisions read at most (a file with more is reported up to here). */
 const MAX_REVISIONS = 10_000;
+/** Bytes all section reads may scan together: a few times the file, plus room for small files. */
+const READ_BUDGET_FACTOR = 4;
+const READ_BUDGET_BASE = 1 << 20;
 
 interface Entry {
   readonly num: number;
@@ -56,12 +59,25 @@ export function scanRevisions(bytes: Uint8Array, linearized: boolean): RevisionS
   const sections: { start: number; end: number; entries: Entry[] | undefined; kind: Revision['xref'] }[] = [];
   let encrypted = false;
   let start = 0;
+  // Sections read once per offset, and within a budget of bytes: a hostile
+  // file of many %%EOF markers all pointing at one huge table must not cost
+  // the table's size once per marker.
+  const sectionsRead = new Map<number, ReturnType<typeof readSection>>();
+  let budget = READ_BUDGET_FACTOR * bytes.byteLength + READ_BUDGET_BASE;
+  const sectionAt = (offset: number) => {
+    if (!sectionsRead.has(offset)) {
+      const section = budget > 0 ? readSection(buffer, offset) : undefined;
+      budget -= section?.scanned ?? 0;
+      sectionsRead.set(offset, section);
+    }
+    return sectionsRead.get(offset);
+  };
   for (let at = buffer.indexOf('%%EOF', 0, 'latin1'); at >= 0 && sections.length < MAX_REVISIONS; at = buffer.indexOf('%%EOF', at + 5, 'latin1')) {
     let end = at + 5;
     if (buffer[end] === 0x0d) end++;
     if (buffer[end] === 0x0a) end++;
     const offset = startxrefBefore(buffer, start, at);
-    const read = offset === undefined ? undefined : readSection(buffer, offset);
+    const read = offset === undefined ? undefined : sectionAt(offset);
     sections.push({ start, end, entries: read?.entries, kind: read?.kind ?? 'unreadable' });
     if (read !== undefined) encrypted = read.encrypted;
     start = end;
@@ -104,19 +120,21 @@ function startxrefBefore(buffer: Buffer, from: number, eof: number): number | un
   return match === null ? undefined : Number(match[1]);
 }
 
-function readSection(buffer: Buffer, offset: number): { entries: Entry[]; kind: 'table' | 'stream'; encrypted: boolean } | undefined {
+function readSection(buffer: Buffer, offset: number): { entries: Entry[]; kind: 'table' | 'stream'; encrypted: boolean; scanned: number } | undefined {
   if (offset >= buffer.length) return undefined;
   const head = buffer.toString('latin1', offset, Math.min(buffer.length, offset + 64));
   if (/^\s*xref/.test(head)) {
     const trailerAt = buffer.indexOf('trailer', offset, 'latin1');
     const trailer = trailerAt < 0 ? '' : (buffer.toString('latin1', trailerAt, Math.min(buffer.length, trailerAt + 4096)).split('startxref')[0] ?? '');
-    return { entries: readTable(buffer, offset), kind: 'table', encrypted: /\/Encrypt[\s/<\d]/.test(trailer) };
+    const scanned = (trailerAt < 0 ? buffer.length : trailerAt) - offset;
+    return { entries: readTable(buffer, offset), kind: 'table', encrypted: /\/Encrypt[\s/<\d]/.test(trailer), scanned };
   }
   if (/^\s*\d+\s+\d+\s+obj/.test(head)) {
     const entries = readStream(buffer, offset);
     const streamAt = buffer.indexOf('stream', offset, 'latin1');
     const dict = streamAt < 0 ? '' : buffer.toString('latin1', offset, streamAt);
-    return entries === undefined ? undefined : { entries, kind: 'stream', encrypted: /\/Encrypt[\s/<\d]/.test(dict) };
+    const scanned = (entries?.length ?? 0) * 8 + dict.length;
+    return entries === undefined ? undefined : { entries, kind: 'stream', encrypted: /\/Encrypt[\s/<\d]/.test(dict), scanned };
   }
   return undefined;
 }

@@ -46,6 +46,10 @@ export interface SignedChange {
 }
 
 const BYTE_RANGE = /\/ByteRange\s*\[\s*(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s*\]/g;
+/** Signatures checked at most: each costs a digest of the file, and a later change a second parse of it. */
+const MAX_SIGNATURES = 50;
+/** A /Contents gap wider than this (hex digits) is not a CMS: real ones are a few KB to tens of KB. */
+const MAX_CONTENTS_HEX = 2 * 1024 * 1024;
 /** How far around a /ByteRange its dictionary's other entries are looked for. */
 const DICTIONARY_WINDOW = 4096;
 
@@ -53,14 +57,14 @@ const DICTIONARY_WINDOW = 4096;
 export function findSignatures(bytes: Uint8Array): FoundSignature[] {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const found: FoundSignature[] = [];
-  for (let at = buffer.indexOf('/ByteRange', 0, 'latin1'); at >= 0; at = buffer.indexOf('/ByteRange', at + 10, 'latin1')) {
+  for (let at = buffer.indexOf('/ByteRange', 0, 'latin1'); at >= 0 && found.length < MAX_SIGNATURES; at = buffer.indexOf('/ByteRange', at + 10, 'latin1')) {
     BYTE_RANGE.lastIndex = 0;
     const match = BYTE_RANGE.exec(buffer.toString('latin1', at, at + 80));
     if (match === null || match.index !== 0) continue;
     const range = [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4])] as const;
     const [a, b, c, d] = range;
     // The gap between the two covered parts is the /Contents hex string, '<' and '>' included.
-    if (a !== 0 || c <= b || c + d > bytes.length || b < 1 || buffer[b] !== 0x3c || buffer[c - 1] !== 0x3e) continue;
+    if (a !== 0 || c <= b || c + d > bytes.length || b < 1 || buffer[b] !== 0x3c || buffer[c - 1] !== 0x3e || c - b > MAX_CONTENTS_HEX) continue;
     const contents = Buffer.from(buffer.toString('latin1', b + 1, c - 1).replace(/[^0-9a-fA-F]/g, ''), 'hex');
     const objectStart = buffer.lastIndexOf(' obj', Math.min(at, b), 'latin1');
     const header = objectStart < 0 ? null : /(\d+)\s+\d+\s*$/.exec(buffer.toString('latin1', Math.max(0, objectStart - 24), objectStart));
