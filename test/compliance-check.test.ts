@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { readProblem, renderPdf } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
+import { qpdfTransform } from './helpers/pdf-tools.js';
 import { startTestServer } from './helpers/server.js';
 
 interface Report {
@@ -74,6 +75,18 @@ test('compliance-check', async (t) => {
     const fonts = report.failures.find((f) => f.rule === '6.2.11.4.1-1');
     assert.ok(fonts !== undefined, rules.join(' '));
     assert.deepEqual(fonts.pages, [1]);
+  });
+
+  await t.test('an encrypted file: 422 naming password without it; with it, checked, and 6.1.3-2 (no Encrypt) fails', async () => {
+    const encrypted = await qpdfTransform(Buffer.from(passing, 'base64'), ['--encrypt', 'user-pw', 'owner-pw', '256', '--']);
+    const pdf = Buffer.from(encrypted).toString('base64');
+    const locked = await readProblem(await call({ pdf }));
+    assert.equal(locked.status, 422);
+    assert.equal(locked.slug, 'pdf-password-required');
+    assert.equal(locked.errors?.[0]?.field, 'password');
+    const report = await reportOf(await call({ pdf, password: 'user-pw' }));
+    assert.equal(report.compliant, false);
+    assert.ok(report.failures.some((f) => f.rule === '6.1.3-2'), JSON.stringify(report.failures));
   });
 
   await t.test('pro keys: 403 capability-denied', async () => {
