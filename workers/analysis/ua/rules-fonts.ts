@@ -8,6 +8,7 @@ import type { UaDocument } from './document.js';
 import { fontLabel, type UsedFont } from './fonts.js';
 import { uaRule, type UaRule } from './rule.js';
 import { cmapSubtables } from './truetype-cmaps.js';
+import { trueTypeWidths } from './truetype-widths.js';
 
 /** ISO 32000-1 Table 118: the predefined CMaps a reader knows without embedding. */
 const PREDEFINED_CMAPS = /^(Identity-[HV]|GB-EUC-[HV]|GBpc-EUC-[HV]|GBK-EUC-[HV]|GBKp-EUC-[HV]|GBK2K-[HV]|UniGB-UCS2-[HV]|UniGB-UTF16-[HV]|B5pc-[HV]|HKscs-B5-[HV]|ETen-B5-[HV]|ETenms-B5-[HV]|CNS-EUC-[HV]|UniCNS-UCS2-[HV]|UniCNS-UTF16-[HV]|83pv-RKSJ-H|90ms-RKSJ-[HV]|90msp-RKSJ-[HV]|90pv-RKSJ-H|Add-RKSJ-[HV]|EUC-[HV]|Ext-RKSJ-[HV]|[HV]|UniJIS-UCS2-[HV]|UniJIS-UCS2-HW-[HV]|UniJIS-UTF16-[HV]|KSC-EUC-[HV]|KSCms-UHC-[HV]|KSCms-UHC-HW-[HV]|KSCpc-EUC-H|UniKS-UCS2-[HV]|UniKS-UTF16-[HV])$/;
@@ -125,6 +126,22 @@ export const FONT_RULES: readonly UaRule[] = [
     if (!font.visible || font.dict.name('Subtype') === 'Type3') return false;
     const target = font.dict.name('Subtype') === 'Type0' ? font.descendant : font.dict;
     return target !== undefined && fontFile(doc, target) === undefined && 'the font program is not embedded';
+  }),
+  fontRule('7.21.5-1', 'For every font embedded in a conforming file and used for rendering, the glyph width information in the font dictionary and in the embedded font program shall be consistent', (font, doc) => {
+    // TrueType simple fonts only: the other programs (Type 1, CFF) are not parsed here.
+    if (!font.visible || font.dict.name('Subtype') !== 'TrueType') return false;
+    const bytes = doc.pdf.stream(descriptorOf(doc, font.dict)?.get('FontFile2'))?.decoded();
+    const program = bytes === undefined ? undefined : trueTypeWidths(bytes);
+    const widths = doc.pdf.array(font.dict.get('Widths'));
+    const first = doc.pdf.number(font.dict.get('FirstChar'));
+    if (program === undefined || widths === undefined || first === undefined) return false;
+    const isSymbolic = symbolic(doc, font.dict);
+    for (const code of [...font.codes].sort((a, b) => a - b)) {
+      const fromDictionary = doc.pdf.number(widths[code - first]);
+      const fromProgram = program.widthOf(code, isSymbolic);
+      if (fromDictionary !== undefined && fromProgram !== undefined && Math.abs(fromDictionary - fromProgram) > 1) return `code ${code}: /Widths ${fromDictionary}, the program ${Math.round(fromProgram)}`;
+    }
+    return false;
   }),
   fontRule('7.21.6-1', 'For all non-symbolic TrueType fonts used for rendering, the embedded TrueType font program shall contain one or several non-symbolic cmap entries such that all necessary glyph lookups can be carried out', (font, doc) => {
     if (font.dict.name('Subtype') !== 'TrueType' || symbolic(doc, font.dict)) return false;
