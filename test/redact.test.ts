@@ -14,7 +14,7 @@ import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
 import { pdfToText, qpdfCheck, withFile, wordBoxes, type WordBox } from './helpers/pdf-tools.js';
-import { encodingsOf, everyStream, formDocument, formBombDocument, incrementalDocument, linesDocument, mixedDocument, spacedDocument, SECRET_NAME, SSN, textDocument, throughToUnicode, TYPE0_SECRET } from './helpers/redact-fixtures.js';
+import { encodingsOf, encryptedDocument, everyStream, formDocument, formBombDocument, incrementalDocument, linesDocument, mixedDocument, spacedDocument, SECRET_NAME, SSN, textDocument, throughToUnicode, TYPE0_SECRET } from './helpers/redact-fixtures.js';
 import { startTestServer } from './helpers/server.js';
 
 const run = promisify(execFile);
@@ -169,6 +169,22 @@ test('redact', async (t) => {
     assert.equal(response.status, 200, await response.clone().text());
     // RE2's $ is the end of the text, which ends in "!": only the first line's run of a's and its b is matched.
     assert.equal(response.headers.get('x-redactions'), '1');
+  });
+
+  await t.test('an encrypted document: 422 without its password; with it, redacted and written unencrypted', async () => {
+    const LOCKED = await encryptedDocument();
+    const refused = await call({ pdf: b64(LOCKED), text: ['LOCKSECRET'] });
+    assert.equal(refused.status, 422);
+    const problem = await readProblem(refused);
+    assert.equal(problem.slug, 'pdf-password-required');
+    assert.deepEqual(problem.errors?.map((error) => [error.field, error.code]), [['password', 'REQUIRED']]);
+    const pdf = await redacted({ pdf: b64(LOCKED), password: 'pw', text: ['LOCKSECRET'] }, 1);
+    const info = await withFile(pdf, async (path) => (await run('pdfinfo', [path])).stdout);
+    assert.match(info, /^Encrypted:\s+no$/m);
+    const text = await pdfToText(pdf);
+    assert.match(text, /Locked\s+text/);
+    assert.equal(text.includes('LOCKSECRET'), false);
+    assert.equal(everyStream(pdf).includes('LOCKSECRET'), false);
   });
 
   await t.test('nothing found is not an error: X-Redactions 0, and the file still comes back fresh', async () => {

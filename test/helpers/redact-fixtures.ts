@@ -79,6 +79,15 @@ export async function formBombDocument(): Promise<Uint8Array> {
   return doc.save();
 }
 
+/** "Locked LOCKSECRET text", encrypted with the user password "pw". */
+export async function encryptedDocument(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage([612, 792]).drawText('Locked LOCKSECRET text', { x: 50, y: 700, font, size: 14 });
+  doc.encrypt({ userPassword: 'pw', ownerPassword: 'owner-pw' });
+  return doc.save();
+}
+
 /** One form XObject ("Stamp FORMSECRET here") drawn on page 1 at y 700 and on page 2 at y 500. */
 export async function formDocument(): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
