@@ -183,14 +183,16 @@ export class FontBook {
     if (this.archival && !this.#custom.has(choice.family) && !this.#fallbacks.has(this.#fallbackFile(choice))) {
       return this.#loadFallback(choice).then(() => this.prepare(text, choice));
     }
-    let chain: readonly Font[] | undefined;
+    // The family's own font first and alone: for most text it covers everything, and this runs per character.
+    const primary = this.primary(choice);
+    let fallbacks: readonly Font[] | undefined;
     let needed: number[] | undefined;
     for (let i = 0; i < text.length; i++) {
       const codePoint = text.codePointAt(i) as number;
       if (codePoint > 0xffff) i++;
-      if (LAYOUT_CHARACTERS.has(codePoint) || this.#unavailable.has(codePoint)) continue;
-      chain ??= this.#chain(choice);
-      if (chain.some((font) => font.covers(codePoint)) || isIgnorable(codePoint, String.fromCodePoint(codePoint))) continue;
+      if (primary.covers(codePoint) || LAYOUT_CHARACTERS.has(codePoint) || this.#unavailable.has(codePoint)) continue;
+      fallbacks ??= this.#chain(choice);
+      if (fallbacks.some((font) => font.covers(codePoint)) || isIgnorable(codePoint, String.fromCodePoint(codePoint))) continue;
       (needed ??= []).push(codePoint);
     }
     return needed === undefined ? undefined : this.#loadFallbacks(needed, choice);
@@ -203,8 +205,8 @@ export class FontBook {
    * prepare() must have run for this text and choice. Throws MissingGlyphsError.
    */
   runs(text: string, choice: FontChoice): Run[] {
-    const chain = this.#chain(choice);
-    const primary = chain[0] as Font;
+    const primary = this.primary(choice);
+    let chain: readonly Font[] | undefined;
     const runs: Run[] = [];
     let current: Font | undefined;
     let start = 0;
@@ -221,6 +223,7 @@ export class FontBook {
       }
       let font: Font | undefined = primary;
       if (!LAYOUT_CHARACTERS.has(codePoint) && !primary.covers(codePoint)) {
+        chain ??= this.#chain(choice);
         font = chain.find((candidate) => candidate.covers(codePoint));
         if (font === undefined) (missing ??= new Set()).add(char);
       }

@@ -93,11 +93,12 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
   const paragraph = spans.length === 1 ? (spans[0] as Span).text : spans.map((span) => span.text).join('');
   const { base, levels } = paragraphLevels(paragraph, direction);
   const breaks = breakOpportunities(paragraph);
+  const traits: ParagraphTraits = { rtl: base === 1, bidi: levels !== undefined, reordered: REORDERED_SCRIPTS.test(paragraph) };
   let pendingSpaceLevel: number = base;
 
   let height = 0;
   const endLine = (last: boolean) => {
-    const line = makeLine(units, lineWidth, last, lastStyle, fonts, base);
+    const line = makeLine(units, lineWidth, last, lastStyle, fonts, traits);
     lines.push(line);
     height += line.height;
     units = [];
@@ -139,16 +140,29 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
   };
 
   let offset = 0;
+  let style: TextStyle;
+  /** A word (in visual order for its bidi level) wider than the line comes back in pieces, each on a line of its own. */
+  const placeWord = (word: string, level: number, logical: string) => {
+    measure(word, style, width, fonts, level, logical).forEach((piece, index) => {
+      if (index > 0) {
+        endLine(false);
+        glue = false;
+      }
+      place(piece);
+      glue = true;
+    });
+  };
   for (const span of spans) {
     if (height > maxHeight) break;
-    const { style } = span;
+    style = span.style;
     lastStyle = style;
     const spaceWidth = fonts.primary(style).widthOf(' ', style.size);
-    // Tokens: words, runs of spaces/tabs, and newlines.
-    for (const match of span.text.matchAll(/\r\n|\n|\r|[ \t]+|[^ \t\r\n]+/g)) {
+    // Tokens: words, runs of spaces/tabs, and newlines; together they are the whole text, so offsets add up.
+    let next = offset;
+    for (const token of span.text.match(/\r\n|\n|\r|[ \t]+|[^ \t\r\n]+/g) ?? []) {
       if (height > maxHeight) break;
-      const token = match[0];
-      const at = offset + match.index;
+      const at = next;
+      next += token.length;
       if (token === '\n' || token === '\r\n' || token === '\r') {
         endLine(true);
         glue = false;
@@ -161,6 +175,10 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
         pendingSpaceLevel = levels?.[at] ?? base;
         continue;
       }
+      if (breaks === undefined && levels === undefined) {
+        placeWord(token, 0, token);
+        continue;
+      }
       for (const [start, end] of segments(token, at, breaks, levels)) {
         // A break opportunity inside the word (between two CJK characters, say): the next piece may start a line.
         if (glue && breaks?.has(at + start) === true) {
@@ -169,15 +187,7 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
         }
         const level = levels?.[at + start] ?? 0;
         const logical = token.slice(start, end);
-        // A word wider than the line comes back in pieces, each on a line of its own.
-        measure(visualSegment(logical, level), style, width, fonts, level, logical).forEach((piece, index) => {
-          if (index > 0) {
-            endLine(false);
-            glue = false;
-          }
-          place(piece);
-          glue = true;
-        });
+        placeWord(visualSegment(logical, level), level, logical);
       }
     }
     offset += span.text.length;
@@ -232,7 +242,19 @@ function measure(word: string, style: TextStyle, width: number, fonts: FontBook,
 }
 
 /** A line of units, with its height and baseline (also used by html/pre.ts for preformatted lines). */
-export function makeLine(units: Unit[], width: number, last: boolean, fallbackStyle: TextStyle | undefined, fonts: FontBook, base: 0 | 1 = 0): Line {
+/** What a paragraph's lines need beyond left-to-right layout, known once per paragraph. */
+export interface ParagraphTraits {
+  /** Its base direction is right-to-left. */
+  readonly rtl: boolean;
+  /** It has bidi levels: its lines are reordered for display. */
+  readonly bidi: boolean;
+  /** It has text of REORDERED_SCRIPTS: its lines may need /ActualText. */
+  readonly reordered: boolean;
+}
+
+const LEFT_TO_RIGHT: ParagraphTraits = { rtl: false, bidi: false, reordered: false };
+
+export function makeLine(units: Unit[], width: number, last: boolean, fallbackStyle: TextStyle | undefined, fonts: FontBook, traits = LEFT_TO_RIGHT): Line {
   // Line metrics come from each piece's own family font, not from fallback
   // faces, so a line with one Greek word keeps the paragraph's rhythm.
   let ascent = 0;
@@ -248,10 +270,9 @@ export function makeLine(units: Unit[], width: number, last: boolean, fallbackSt
   if (height === 0 && fallbackStyle !== undefined) measureStyle(fallbackStyle);
   height = Math.max(height, ascent + descent);
   const baseline = (height - (ascent + descent)) / 2 + ascent;
-  const bidi = base === 1 || units.some((unit) => (unit.spaceLevel ?? 0) > 0 || unit.pieces.some((piece) => (piece.level ?? 0) > 0));
-  const visual = bidi ? visualUnits(units) : units;
-  const actualText = !bidi && units.some((unit) => unit.pieces.some((piece) => REORDERED_SCRIPTS.test(pieceText(piece)))) ? logicalText(units) : undefined;
-  return { units: visual, width, height, baseline, last, rtl: base === 1, ...(actualText === undefined ? {} : { actualText }) };
+  const visual = traits.bidi ? visualUnits(units) : units;
+  const actualText = traits.reordered && !traits.bidi && units.some((unit) => unit.pieces.some((piece) => REORDERED_SCRIPTS.test(pieceText(piece)))) ? logicalText(units) : undefined;
+  return { units: visual, width, height, baseline, last, rtl: traits.rtl, ...(actualText === undefined ? {} : { actualText }) };
 }
 
 /**
