@@ -36,6 +36,26 @@ export function rawPdf(pages: readonly RawPage[]): Uint8Array {
   return new Uint8Array(Buffer.from(out, 'latin1'));
 }
 
+/**
+ * A file of these objects, numbered from 1, with a correct cross-reference
+ * table; `trailer` is the trailer's entries besides /Size ("/Root 1 0 R ..."),
+ * `afterEof` bytes appended after %%EOF.
+ */
+export function pdfOfObjects(objects: readonly Buffer[], trailer: string, afterEof = ''): Uint8Array {
+  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
+  const offsets: number[] = [];
+  let length = parts[0]!.length;
+  objects.forEach((body, i) => {
+    offsets.push(length);
+    const object = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), body, Buffer.from('\nendobj\n')]);
+    parts.push(object);
+    length += object.length;
+  });
+  const xref = ['xref', `0 ${objects.length + 1}`, '0000000000 65535 f ', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n `)].join('\n');
+  parts.push(Buffer.from(`${xref}\ntrailer\n<< /Size ${objects.length + 1} ${trailer} >>\nstartxref\n${length}\n%%EOF\n${afterEof}`, 'latin1'));
+  return new Uint8Array(Buffer.concat(parts));
+}
+
 /** The same file with its startxref pointing nowhere useful, as a truncated download or a bad edit leaves it. */
 export function withBrokenStartxref(pdf: Uint8Array): Uint8Array {
   const text = Buffer.from(pdf).toString('latin1');

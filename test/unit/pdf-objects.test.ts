@@ -9,6 +9,7 @@ import { contentOperations } from '../../workers/untrusted/content-stream.js';
 import { PdfDict, PdfName, PdfRef, PdfString } from '../../workers/untrusted/pdf-values.js';
 import { parseXmp, XMP_NAMESPACES } from '../../workers/analysis/xmp.js';
 import { runRules, type Rule } from '../../workers/analysis/rules.js';
+import { pdfOfObjects } from '../helpers/raw-pdf.js';
 
 const XMP = `<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>
 <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
@@ -32,18 +33,7 @@ function samplePdf(): Uint8Array {
     Buffer.concat([Buffer.from(`<< /Type /Metadata /Subtype /XML /Length ${Buffer.byteLength(XMP)} >>\nstream\n`), Buffer.from(XMP), Buffer.from('\nendstream')]),
     Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica#2DBold /Name (caf\\351) /Title <FEFF00480069> >>'),
   ];
-  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
-  const offsets: number[] = [];
-  let length = parts[0]!.length;
-  objects.forEach((body, i) => {
-    offsets.push(length);
-    const object = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), body, Buffer.from('\nendobj\n')]);
-    parts.push(object);
-    length += object.length;
-  });
-  const xref = ['xref', `0 ${objects.length + 1}`, '0000000000 65535 f ', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n `)].join('\n');
-  parts.push(Buffer.from(`${xref}\ntrailer\n<< /Size ${objects.length + 1} /Root 1 0 R /ID [<0102> <0102>] >>\nstartxref\n${length}\n%%EOF\n`));
-  return new Uint8Array(Buffer.concat(parts));
+  return pdfOfObjects(objects, '/Root 1 0 R /ID [<0102> <0102>]');
 }
 
 test('the object view resolves references, decodes streams and walks the page tree with inheritance', async () => {

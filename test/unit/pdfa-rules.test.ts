@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openObjects } from '../../workers/seams/pdf-objects.js';
 import { validatePdfa } from '../../workers/analysis/pdfa/validate.js';
+import { pdfOfObjects } from '../helpers/raw-pdf.js';
 
 const RDF = 'xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"';
 
@@ -42,18 +43,7 @@ function pdf(options: Options = {}): Uint8Array {
     Buffer.from(options.info ?? '<< /Producer (test) >>'),
     Buffer.from('<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'),
   ];
-  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n', 'latin1')];
-  const offsets: number[] = [];
-  let length = parts[0]!.length;
-  objects.forEach((body, i) => {
-    offsets.push(length);
-    const object = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`), body, Buffer.from('\nendobj\n')]);
-    parts.push(object);
-    length += object.length;
-  });
-  const xref = ['xref', `0 ${objects.length + 1}`, '0000000000 65535 f ', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n `)].join('\n');
-  parts.push(Buffer.from(`${xref}\ntrailer\n<< /Size ${objects.length + 1} /Root 1 0 R /Info 6 0 R /ID [<0102> <0102>] >>\nstartxref\n${length}\n%%EOF\n${options.afterEof ?? ''}`, 'latin1'));
-  return new Uint8Array(Buffer.concat(parts));
+  return pdfOfObjects(objects, '/Root 1 0 R /Info 6 0 R /ID [<0102> <0102>]', options.afterEof);
 }
 
 async function rules(bytes: Uint8Array): Promise<string[]> {
