@@ -99,6 +99,20 @@ test('fill-form', async (t) => {
     for (const shown of ['Иван Петров', 'ivan@example.org', '80331', 'Ελλάδα', 'REF-1', 'Line one', 'should wrap inside the box nicely']) assert.ok(text.includes(shown), `${shown} in ${text}`);
   });
 
+  await t.test('values in scripts DejaVu lacks are drawn in the Noto face of the script: Chinese, Hindi', async () => {
+    const values = { 'person.name': '张伟 Zhang Wei', notes: 'नमस्ते दुनिया' };
+    const pdf = await pdfOf(await call({ pdf: b64(source), fields: values, flatten: true }));
+    const fonts = (await pdfFonts(pdf)).map((font) => `${font.name} ${font.embedded && font.subset ? 'subset' : 'whole'}`).join(', ');
+    assert.match(fonts, /NotoSansSC\S* subset/);
+    assert.match(fonts, /NotoSansDevanagari\S* subset/);
+    const text = (await pdfToText(pdf)).replace(/\s+/g, ' ');
+    assert.ok(text.includes('张伟 Zhang Wei'), text);
+    // A value no one font can draw whole (Devanagari with Latin: the Devanagari face has no Latin) is refused, not drawn with holes.
+    const refused = await call({ pdf: b64(source), fields: { notes: 'Name: नमस्ते' } });
+    assert.equal(refused.status, 422);
+    assert.match(JSON.stringify((await refused.json()) as Data), /UNSUPPORTED_CHARACTERS/);
+  });
+
   await t.test('check box by export value and off again; radio by state name; a read-only field with force; an empty fields object', async () => {
     const on = await pdfOf(await call({ pdf: b64(source), fields: { agree: 'Accepted', reference: 'REF-2', size: '2' }, force: true }));
     let fields = await formFields(on);

@@ -17,8 +17,9 @@
 import * as v from 'valibot';
 import type { DocOpsOptions } from '../protocol.js';
 import { OpenFailure, openForm, type FormDocument } from '../seams/pdf-form.js';
-import { missingCharacters } from '../seams/pdf-form-appearance.js';
+import { inWinAnsi, missingCharacters } from '../seams/pdf-form-appearance.js';
 import { dejavu } from '../render/fonts.js';
+import { scriptFaces } from '../render/script-fonts.js';
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { NO_DECODED_CAP, Password } from './fields.js';
@@ -44,16 +45,16 @@ type FillFormRequest = v.InferOutput<typeof FillFormRequest>;
 
 export const fillForm = binaryTask(FillFormRequest, async (request: FillFormRequest, _options: DocOpsOptions): Promise<BinaryResult> => {
   const bytes = decodePdfField(request.pdf, 'pdf', NO_DECODED_CAP);
-  const font = dejavu(FALLBACK_FONT);
+  const fonts = await fallbackFonts(request.fields);
   let form: FormDocument;
   try {
-    form = await openForm(bytes, request.password, font);
+    form = await openForm(bytes, request.password, fonts);
   } catch (error) {
     if (!(error instanceof OpenFailure)) throw error;
     throw openFailure(error, 'pdf', 'password');
   }
   refuseDocument(form, request);
-  const { values, errors } = checkValues(request.fields, form, request.force, (text) => missingCharacters(text, font));
+  const { values, errors } = checkValues(request.fields, form, request.force, (text) => missingCharacters(text, fonts));
   if (errors.length > 0) {
     const detail = errors.length === 1 ? `${errors[0]?.field}: ${errors[0]?.message}` : `${errors.length} fields cannot be filled as sent; errors[] names each.`;
     throw new TaskFailure('invalid', detail, errors);
@@ -61,6 +62,27 @@ export const fillForm = binaryTask(FillFormRequest, async (request: FillFormRequ
   await form.fill(values);
   return { bytes: await form.save({ flatten: request.flatten }), mediaType: 'application/pdf' };
 }, { binaryFields: ['pdf'] });
+
+/**
+ * The fonts a value may be drawn in beyond Helvetica: DejaVu Sans, then,
+ * for characters of other scripts in the values, the render engine's Noto
+ * face of each (the first whose ranges have the character), so a Hindi or
+ * Chinese value shows as it does in a rendered document.
+ */
+async function fallbackFonts(fields: Readonly<Record<string, unknown>>): Promise<Uint8Array[]> {
+  const faces = scriptFaces(undefined);
+  const needed = new Set<(typeof faces)[number]>();
+  const texts = Object.values(fields).flatMap((value) => (typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []));
+  for (const text of texts) {
+    for (const char of text) {
+      const codePoint = char.codePointAt(0) as number;
+      if (inWinAnsi(codePoint)) continue;
+      const face = faces.find((candidate) => candidate.mayCover(codePoint));
+      if (face !== undefined) needed.add(face);
+    }
+  }
+  return [dejavu(FALLBACK_FONT), ...(await Promise.all([...needed].map((face) => face.load(false))))];
+}
 
 /** The document-level refusals, before any value is looked at. */
 function refuseDocument(form: FormDocument, request: FillFormRequest): void {

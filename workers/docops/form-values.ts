@@ -25,7 +25,7 @@ export interface CheckedValues {
 
 /**
  * `missing(text)`: the characters no font of the form can draw (the seam's
- * missingCharacters with the fallback font).
+ * missingCharacters with the fallback fonts).
  */
 export function checkValues(requested: Readonly<Record<string, unknown>>, form: FormShape, force: boolean, missing: (text: string) => string[]): CheckedValues {
   const values = new Map<string, FormValue>();
@@ -136,7 +136,7 @@ function choiceValue(info: FormFieldInfo, value: unknown, missing: (text: string
 
 function unsupportedMessage(characters: readonly string[]): Problem {
   const listed = characters.slice(0, QUOTED_OPTIONS).map((c) => `"${c}" (U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')})`);
-  return { code: 'UNSUPPORTED_CHARACTERS', message: `No font the form uses (Helvetica, DejaVu Sans) can draw ${listed.join(', ')}.` };
+  return { code: 'UNSUPPORTED_CHARACTERS', message: `No one font the form can use (Helvetica, DejaVu Sans, the Noto face for the script) draws ${listed.join(', ')} with the rest of the value; a field is drawn in one font.` };
 }
 
 function quote(items: readonly string[]): string {

@@ -1,8 +1,10 @@
 // Appearance streams for filled form fields (part of the form seam,
 // pdf-form.ts), drawn by pdf-lib's appearance providers with a font that
 // has the glyphs: Helvetica (a standard font, not embedded) when every
-// character is in WinAnsiEncoding, else the fallback font (DejaVu Sans,
-// the render engine's fallback), embedded as a subset of the glyphs used.
+// character is in WinAnsiEncoding, else the first fallback font that has
+// every character of the field (DejaVu Sans, then the render engine's Noto
+// face for the script), embedded as a subset of the glyphs used. A field is
+// drawn in one font, as pdf-lib's appearance providers draw it.
 //
 // One correction to pdf-lib: for a multi-line field with automatic font
 // size (a /DA size of 0), its size search counts a word wider than the box
@@ -21,26 +23,32 @@ export function inWinAnsi(codePoint: number): boolean {
   return (codePoint >= 0x20 && codePoint <= 0x7e) || (codePoint >= 0xa0 && codePoint <= 0xff) || WIN_ANSI_EXTRA.has(codePoint) || LAYOUT.has(codePoint);
 }
 
-/** The characters of `text` neither Helvetica's WinAnsi nor the fallback font can draw, each once. */
-export function missingCharacters(text: string, fallbackFont: Uint8Array): string[] {
-  const missing = new Set<string>();
-  let fallback: ReturnType<typeof parseFont> | undefined;
-  for (const char of text) {
-    const codePoint = char.codePointAt(0) as number;
-    if (inWinAnsi(codePoint)) continue;
-    fallback ??= parseFont(fallbackFont);
-    if (!fallback.covers(codePoint)) missing.add(char);
+/**
+ * The characters of `text` no one font can draw with the rest: none when
+ * Helvetica's WinAnsi or one of the fallback fonts has them all; else those
+ * the fallback font that has most of them lacks, each once.
+ */
+export function missingCharacters(text: string, fallbackFonts: readonly Uint8Array[]): string[] {
+  const chars = [...text].filter((char) => !LAYOUT.has(char.codePointAt(0) as number));
+  if (chars.every((char) => inWinAnsi(char.codePointAt(0) as number))) return [];
+  let fewest: Set<string> | undefined;
+  for (const bytes of fallbackFonts) {
+    const font = parseFont(bytes);
+    const missing = new Set(chars.filter((char) => !font.covers(char.codePointAt(0) as number)));
+    if (missing.size === 0) return [];
+    if (fewest === undefined || missing.size < fewest.size) fewest = missing;
   }
-  return [...missing];
+  return [...(fewest ?? new Set(chars))];
 }
 
 export class FormAppearances {
   #helvetica: PDFFont | undefined;
-  #fallback: PDFFont | undefined;
+  /** The fallback fonts embedded so far, by their bytes. */
+  readonly #fallbacks = new Map<Uint8Array, PDFFont>();
 
   constructor(
     private readonly doc: PDFDocument,
-    private readonly fallbackFont: Uint8Array,
+    private readonly fallbackFonts: readonly Uint8Array[],
   ) {
     doc.registerFontkit(fontkitShim as never);
   }
@@ -75,17 +83,21 @@ export class FormAppearances {
       fonts = context.obj({});
       resources.set(PDFName.of('Font'), fonts);
     }
-    for (const font of [this.#helvetica, this.#fallback]) if (font !== undefined) fonts.set(PDFName.of(font.name), font.ref);
+    for (const font of [this.#helvetica, ...this.#fallbacks.values()]) if (font !== undefined) fonts.set(PDFName.of(font.name), font.ref);
   }
 
   async #fontFor(texts: readonly string[]): Promise<PDFFont> {
     const winAnsi = texts.every((text) => [...text].every((char) => inWinAnsi(char.codePointAt(0) as number)));
     if (winAnsi) return (this.#helvetica ??= this.doc.embedStandardFont(StandardFonts.Helvetica));
-    if (this.#fallback === undefined) {
-      const parsed = parseFont(this.fallbackFont);
-      this.#fallback = await this.doc.embedFont(parsed.bytes, { subset: true, customName: parsed.subsetName });
+    // The values were checked (missingCharacters): one of the fonts has every character; the first one if not.
+    const chars = texts.flatMap((text) => [...text]).filter((char) => !LAYOUT.has(char.codePointAt(0) as number));
+    const bytes = this.fallbackFonts.find((candidate) => chars.every((char) => parseFont(candidate).covers(char.codePointAt(0) as number))) ?? (this.fallbackFonts[0] as Uint8Array);
+    let font = this.#fallbacks.get(bytes);
+    if (font === undefined) {
+      const parsed = parseFont(bytes);
+      this.#fallbacks.set(bytes, (font = await this.doc.embedFont(parsed.bytes, { subset: true, customName: parsed.subsetName })));
     }
-    return this.#fallback;
+    return font;
   }
 }
 

@@ -71,18 +71,18 @@ export interface FormDocument {
   save(options: { readonly flatten: boolean }): Promise<Uint8Array>;
 }
 
-export async function openForm(bytes: Uint8Array, password: string | undefined, fallbackFont: Uint8Array): Promise<FormDocument> {
-  const form = await open(bytes, password, fallbackFont, false);
+export async function openForm(bytes: Uint8Array, password: string | undefined, fallbackFonts: readonly Uint8Array[]): Promise<FormDocument> {
+  const form = await open(bytes, password, fallbackFonts, false);
   // Only a signed document is opened again, ready for an incremental update:
   // pdf-lib then tracks every change by scanning the objects for the one that
   // holds it, which was a third of a fill's time (CPU profile, bench/docops.ts's form).
-  return form.signed ? open(bytes, password, fallbackFont, true) : form;
+  return form.signed ? open(bytes, password, fallbackFonts, true) : form;
 }
 
-async function open(bytes: Uint8Array, password: string | undefined, fallbackFont: Uint8Array, forIncrementalUpdate: boolean): Promise<FormDocument> {
+async function open(bytes: Uint8Array, password: string | undefined, fallbackFonts: readonly Uint8Array[], forIncrementalUpdate: boolean): Promise<FormDocument> {
   const doc = await openSource(bytes, password, { forIncrementalUpdate, preserveXFA: true });
   try {
-    return new PdfLibForm(doc, fallbackFont);
+    return new PdfLibForm(doc, fallbackFonts);
   } catch (error) {
     if (error instanceof OpenFailure) throw error;
     throw new OpenFailure('unreadable', 'has an interactive form that cannot be read: a field dictionary is damaged.', (error as Error).message.slice(0, 300));
@@ -101,7 +101,7 @@ class PdfLibForm implements FormDocument {
 
   constructor(
     private readonly doc: PDFDocument,
-    private readonly fallbackFont: Uint8Array,
+    private readonly fallbackFonts: readonly Uint8Array[],
   ) {
     const acroForm = doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
     const form = acroForm === undefined ? undefined : doc.getForm();
@@ -126,7 +126,7 @@ class PdfLibForm implements FormDocument {
     // A hybrid form's XFA would make XFA viewers (Acrobat) show its own,
     // unchanged data instead of the values written here.
     if (this.xfa === 'hybrid') form.deleteXFA();
-    const appearances = new FormAppearances(this.doc, this.fallbackFont);
+    const appearances = new FormAppearances(this.doc, this.fallbackFonts);
     for (const [name, value] of values) {
       const field = this.#byName.get(name);
       if (field === undefined) throw new Error(`pdf-form: no field ${name}`);

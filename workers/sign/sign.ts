@@ -96,7 +96,7 @@ function signatureBox(request: SignRequest, identity: SigningIdentity, signedAt:
   if (request.location !== undefined) lines.push(`Location: ${request.location}`);
   if (box.text !== undefined) lines.push(...box.text.split(/\r\n|\r|\n/));
   const font = dejavu(FALLBACK_FONT);
-  const missing = missingCharacters(lines.join(''), font);
+  const missing = missingCharacters(lines.join(''), [font]);
   if (missing.length > 0) {
     throw TaskFailure.field('appearance.text', 'UNSUPPORTED_CHARACTERS', `No font of the signature box (Helvetica, DejaVu Sans) can draw ${missing.slice(0, 20).map((c) => `"${c}"`).join(', ')} (in the text, reason, location or the certificate's name).`);
   }
