@@ -42,24 +42,32 @@ export function parseXmp(bytes: Uint8Array): XmpPacket {
   } catch {
     return { wellFormed: false, error: 'the packet is not valid UTF-8' };
   }
-  let root: Node;
-  try {
-    // Every recoverable error counts: a validator must not accept what a stricter reader would refuse.
-    const parser = new DOMParser({
-      onError: (level, message) => {
-        if (level !== 'warning') throw new Error(message);
-      },
-    });
-    root = parser.parseFromString(text.replace(/^\uFEFF/, ''), 'text/xml');
-  } catch (error) {
-    return { wellFormed: false, error: (error as Error).message.split('\n')[0]!.slice(0, 200) };
-  }
-  const properties = [...descriptions(root)].flatMap(propertiesOf);
+  const parsed = parseStrictXml(text);
+  if (!parsed.ok) return { wellFormed: false, error: parsed.error };
+  const properties = [...descriptions(parsed.root)].flatMap(propertiesOf);
   return {
     wellFormed: true,
     properties,
     get: (namespace, name) => properties.find((p) => p.namespace === namespace && p.name === name),
   };
+}
+
+/**
+ * An XML document parsed strictly: every error a parser may recover from
+ * counts, because a validator must not accept what a stricter reader would
+ * refuse. Shared with the PDF/A rules' tree view (pdfa/xmp-tree.ts).
+ */
+export function parseStrictXml(text: string): { readonly ok: true; readonly root: Node } | { readonly ok: false; readonly error: string } {
+  try {
+    const parser = new DOMParser({
+      onError: (level, message) => {
+        if (level !== 'warning') throw new Error(message);
+      },
+    });
+    return { ok: true, root: parser.parseFromString(text.replace(/^\uFEFF/, ''), 'text/xml') };
+  } catch (error) {
+    return { ok: false, error: (error as Error).message.split('\n')[0]!.slice(0, 200) };
+  }
 }
 
 function* descriptions(node: Node): Generator<Element> {

@@ -5,7 +5,8 @@
 // to check a property's value type (ISO 19005-1 §6.7.9, 19005-2 §6.6.2.3.1)
 // and the extension schemas (§6.7.8, §6.6.2.3.3); workers/analysis/xmp.ts's
 // flat view loses it. Parsed with @xmldom/xmldom, as xmp.ts is.
-import { DOMParser, type Element, type Node } from '@xmldom/xmldom';
+import type { Element, Node } from '@xmldom/xmldom';
+import { parseStrictXml } from '../xmp.js';
 
 const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
 const XML = 'http://www.w3.org/XML/1998/namespace';
@@ -32,19 +33,10 @@ export type XmpTree = { readonly ok: true; readonly properties: readonly XmpNode
 const MAX_DEPTH = 32;
 
 export function parseXmpTree(text: string): XmpTree {
-  let root: Node;
-  try {
-    const parser = new DOMParser({
-      onError: (level, message) => {
-        if (level !== 'warning') throw new Error(message);
-      },
-    });
-    root = parser.parseFromString(text.replace(/^\uFEFF/, ''), 'text/xml');
-  } catch (error) {
-    return { ok: false, error: (error as Error).message.split('\n')[0]!.slice(0, 200) };
-  }
+  const parsed = parseStrictXml(text);
+  if (!parsed.ok) return parsed;
   const properties: XmpNode[] = [];
-  for (const description of descriptions(root, 0)) properties.push(...fieldsOf(description, 0));
+  for (const description of descriptions(parsed.root, 0)) properties.push(...fieldsOf(description, 0));
   return { ok: true, properties };
 }
 
