@@ -18,6 +18,7 @@
 import { inflateSync, deflateSync } from 'node:zlib';
 import type { ImageReplacement, ImageStream } from '../seams/pdf-rewrite.js';
 import sharp from '../seams/vips.js';
+import { undoPngPredictors } from '../untrusted/png-predictors.js';
 
 export interface RecodeSettings {
   readonly quality: number;
@@ -106,39 +107,7 @@ function inflateSamples(image: ImageStream, components: number): Uint8Array | un
   }
   if (data.length < expected) return undefined;
   if (!predicted) return data.subarray(0, expected);
-  const out = new Uint8Array(image.height * rowBytes);
-  const bpp = components;
-  for (let y = 0; y < image.height; y++) {
-    const filterType = data[y * (rowBytes + 1)] as number;
-    const inAt = y * (rowBytes + 1) + 1;
-    const at = y * rowBytes;
-    const up = at - rowBytes;
-    for (let x = 0; x < rowBytes; x++) {
-      const raw = data[inAt + x] as number;
-      const left = x >= bpp ? (out[at + x - bpp] as number) : 0;
-      const above = y > 0 ? (out[up + x] as number) : 0;
-      const corner = y > 0 && x >= bpp ? (out[up + x - bpp] as number) : 0;
-      let value: number;
-      switch (filterType) {
-        case 0: value = raw; break;
-        case 1: value = raw + left; break;
-        case 2: value = raw + above; break;
-        case 3: value = raw + ((left + above) >> 1); break;
-        case 4: value = raw + paeth(left, above, corner); break;
-        default: return undefined;
-      }
-      out[at + x] = value & 0xff;
-    }
-  }
-  return out;
-}
-
-function paeth(a: number, b: number, c: number): number {
-  const p = a + b - c;
-  const pa = Math.abs(p - a);
-  const pb = Math.abs(p - b);
-  const pc = Math.abs(p - c);
-  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+  return undoPngPredictors(data, rowBytes, components, image.height);
 }
 
 /** Whether a sample of the pixels holds at least `threshold` distinct colours. */

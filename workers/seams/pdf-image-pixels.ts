@@ -10,6 +10,7 @@
 // dropped when it cannot be read, so its shape cannot carry what was there.
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, decodePDFRawStream, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
 import sharp from './vips.js';
+import { undoPngPredictors } from '../untrusted/png-predictors.js';
 
 /** Column, row, columns, rows; row 0 is the image's top. */
 export type PixelRect = readonly [number, number, number, number];
@@ -110,8 +111,8 @@ async function decodeSamples(doc: PDFDocument, stream: PDFRawStream, width: numb
   const params = doc.context.lookup(dict.get(PDFName.of('DecodeParms')));
   const predictor = params instanceof PDFDict ? (numberOf(doc, params.get(PDFName.of('Predictor'))) ?? 1) : 1;
   if (predictor >= 10) {
-    const unpredicted = undoPng(bytes, rowBytes, Math.max(1, Math.ceil((components * bits) / 8)), height);
-    if (unpredicted === null) return null;
+    const unpredicted = undoPngPredictors(bytes, rowBytes, Math.max(1, Math.ceil((components * bits) / 8)), height);
+    if (unpredicted === undefined) return null;
     bytes = unpredicted;
   } else if (predictor !== 1) {
     return null;
@@ -123,36 +124,6 @@ async function decodeSamples(doc: PDFDocument, stream: PDFRawStream, width: numb
     for (let i = 0; i < width * components; i++) data[row * width * components + i] = ((bytes[row * rowBytes + (i >> 3)] as number) >> (7 - (i & 7))) & 1;
   }
   return { components, bits: 1, data };
-}
-
-/** PNG predictors (RFC 2083 section 6; PDF section 7.4.4.4): one filter-type byte per row. */
-function undoPng(bytes: Uint8Array, rowBytes: number, pixelBytes: number, rows: number): Uint8Array | null {
-  if (bytes.length < (rowBytes + 1) * rows) return null;
-  const out = new Uint8Array(rowBytes * rows);
-  for (let row = 0; row < rows; row++) {
-    const type = bytes[row * (rowBytes + 1)] as number;
-    const source = row * (rowBytes + 1) + 1;
-    const at = row * rowBytes;
-    for (let i = 0; i < rowBytes; i++) {
-      const raw = bytes[source + i] as number;
-      const left = i >= pixelBytes ? (out[at + i - pixelBytes] as number) : 0;
-      const up = row > 0 ? (out[at - rowBytes + i] as number) : 0;
-      const upLeft = row > 0 && i >= pixelBytes ? (out[at - rowBytes + i - pixelBytes] as number) : 0;
-      let predicted = 0;
-      if (type === 1) predicted = left;
-      else if (type === 2) predicted = up;
-      else if (type === 3) predicted = (left + up) >> 1;
-      else if (type === 4) {
-        const p = left + up - upLeft;
-        const pa = Math.abs(p - left);
-        const pb = Math.abs(p - up);
-        const pc = Math.abs(p - upLeft);
-        predicted = pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft;
-      } else if (type !== 0) return null;
-      out[at + i] = (raw + predicted) & 0xff;
-    }
-  }
-  return out;
 }
 
 function paint(samples: Samples, width: number, rects: readonly PixelRect[], value: readonly number[]): void {

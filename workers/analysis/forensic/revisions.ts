@@ -7,6 +7,7 @@
 // final state, hence this separate walk; pdfid counts the `%%EOF` markers,
 // this says what each update did.
 import { inflateSync, constants } from 'node:zlib';
+import { undoPngPredictors } from '../../untrusted/png-predictors.js';
 
 export interface RevisionObject {
   readonly num: number;
@@ -188,7 +189,7 @@ function readStream(buffer: Buffer, offset: number): Entry[] | undefined {
     dataEnd = buffer.indexOf('endstream', dataStart, 'latin1');
     if (dataEnd < 0) return undefined;
   }
-  let data: Buffer = buffer.subarray(dataStart, dataEnd);
+  let data: Uint8Array = buffer.subarray(dataStart, dataEnd);
   if (/\/Filter\s*(\[\s*)?\/FlateDecode/.test(dict)) {
     try {
       data = inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: MAX_ENTRIES * rowLength });
@@ -197,7 +198,11 @@ function readStream(buffer: Buffer, offset: number): Entry[] | undefined {
     }
   } else if (/\/Filter/.test(dict)) return undefined;
   const predictor = Number(/\/Predictor\s+(\d+)/.exec(dict)?.[1] ?? 1);
-  if (predictor >= 10) data = unpredict(data, Number(/\/Columns\s+(\d+)/.exec(dict)?.[1] ?? 1));
+  if (predictor >= 10) {
+    const unpredicted = undoPngPredictors(data, Number(/\/Columns\s+(\d+)/.exec(dict)?.[1] ?? 1), 1);
+    if (unpredicted === undefined) return undefined;
+    data = unpredicted;
+  }
 
   const entries: Entry[] = [];
   let row = 0;
@@ -215,39 +220,9 @@ function readStream(buffer: Buffer, offset: number): Entry[] | undefined {
   return entries;
 }
 
-function field(data: Buffer, at: number, width: number): number {
+function field(data: Uint8Array, at: number, width: number): number {
   let value = 0;
   for (let i = 0; i < width; i++) value = value * 256 + (data[at + i] as number);
   return value;
 }
 
-/** Undoes PNG row predictors (7.4.4.4): each row starts with its filter byte. */
-function unpredict(data: Buffer, columns: number): Buffer {
-  const stride = columns + 1;
-  const rows = Math.floor(data.length / stride);
-  const out = Buffer.alloc(rows * columns);
-  for (let r = 0; r < rows; r++) {
-    const filter = data[r * stride] as number;
-    for (let c = 0; c < columns; c++) {
-      const raw = data[r * stride + 1 + c] as number;
-      const left = c > 0 ? (out[r * columns + c - 1] as number) : 0;
-      const up = r > 0 ? (out[(r - 1) * columns + c] as number) : 0;
-      const upLeft = r > 0 && c > 0 ? (out[(r - 1) * columns + c - 1] as number) : 0;
-      let value = raw;
-      if (filter === 1) value = raw + left;
-      else if (filter === 2) value = raw + up;
-      else if (filter === 3) value = raw + ((left + up) >> 1);
-      else if (filter === 4) value = raw + paeth(left, up, upLeft);
-      out[r * columns + c] = value & 0xff;
-    }
-  }
-  return out;
-}
-
-function paeth(a: number, b: number, c: number): number {
-  const p = a + b - c;
-  const pa = Math.abs(p - a);
-  const pb = Math.abs(p - b);
-  const pc = Math.abs(p - c);
-  return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-}
