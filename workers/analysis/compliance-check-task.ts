@@ -5,8 +5,8 @@
 import * as v from 'valibot';
 import { openObjects } from '../seams/pdf-objects.js';
 import { OpenFailure } from '../seams/pdf-structure.js';
-import type { FieldError } from '../protocol.js';
-import { jsonTask, TaskFailure, type JsonResult } from '../task/json-task.js';
+import { jsonTask, type JsonResult } from '../task/json-task.js';
+import { openFailure } from '../task/open-failure.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { STANDARDS, validatePdfa } from './pdfa/validate.js';
 
@@ -30,10 +30,3 @@ export const complianceCheck = jsonTask(ComplianceCheckRequest, async (request: 
   const report = validatePdfa(bytes, pdf, request.standard);
   return { data: report };
 }, { binaryFields: ['pdf'] });
-
-function openFailure(error: OpenFailure): TaskFailure {
-  if (error.reason === 'unreadable') return TaskFailure.content('invalid-pdf-data', 'pdf', 'INVALID_PDF', error.message, error.cause);
-  const message = `The PDF in pdf ${error.message}`;
-  const entry: FieldError = error.reason === 'password-required' ? { field: 'password', code: 'REQUIRED', message } : { field: 'password', code: 'INCORRECT', message };
-  return new TaskFailure('pdf-password-required', message, [entry]);
-}

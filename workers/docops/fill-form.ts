@@ -21,10 +21,10 @@ import { inWinAnsi, missingCharacters } from '../seams/pdf-form-appearance.js';
 import { dejavu } from '../render/fonts.js';
 import { scriptFaces } from '../render/script-fonts.js';
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
+import { openFailure } from '../task/open-failure.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { NO_DECODED_CAP, Password } from './fields.js';
 import { checkValues } from './form-values.js';
-import { openFailure } from './structure.js';
 
 /** Fields in one request: far more than any form has, bounded so a request cannot ask for unbounded work. */
 export const MAX_FILLED_FIELDS = 10_000;

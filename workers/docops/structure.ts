@@ -3,8 +3,8 @@
 // sources' (merge). Pure functions over page indices: a page map says where
 // a source page landed, if it did.
 import { OpenFailure, readStructure, type LinkTarget, type OutlineItem, type SourceStructure } from '../seams/pdf-structure.js';
-import type { FieldError } from '../protocol.js';
 import { TaskFailure } from '../task/json-task.js';
+import { openFailure } from '../task/open-failure.js';
 
 /** Where each source page landed in the output (its first occurrence), by 0-based index. */
 export type PageMap = ReadonlyMap<number, number>;
@@ -59,10 +59,3 @@ export async function openSource(bytes: Uint8Array, password: string | undefined
   return structure;
 }
 
-/** Why a source did not open, as the client's 422: an unreadable file, or its password missing or wrong. */
-export function openFailure(error: OpenFailure, field: string, passwordField: string): TaskFailure {
-  if (error.reason === 'unreadable') return TaskFailure.content('invalid-pdf-data', field, 'INVALID_PDF', error.message, error.cause);
-  const message = `The PDF in ${field} ${error.message}`;
-  const entry: FieldError = error.reason === 'password-required' ? { field: passwordField, code: 'REQUIRED', message } : { field: passwordField, code: 'INCORRECT', message };
-  return new TaskFailure('pdf-password-required', message, [entry]);
-}

@@ -8,11 +8,12 @@
 // each revision's state) and the pdf.js reader (text as drawn).
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import type { FieldError, ReadOptions } from '../../protocol.js';
+import type { ReadOptions } from '../../protocol.js';
 import { openReader } from '../../read/reader.js';
 import { OpenFailure } from '../../seams/pdf-structure.js';
 import { openObjects, type PdfObjects } from '../../seams/pdf-objects.js';
 import { jsonTask, TaskFailure, type JsonResult } from '../../task/json-task.js';
+import { openFailure } from '../../task/open-failure.js';
 import { decodePdfField } from '../../task/pdf-field.js';
 import { linearizedPageCount } from '../../untrusted/pdf-scan.js';
 import { findActiveContent } from './active-content.js';
@@ -115,10 +116,7 @@ export async function openObjectsFor(bytes: Uint8Array, password: string | undef
     return objects;
   } catch (error) {
     if (!(error instanceof OpenFailure)) throw error;
-    if (error.reason === 'unreadable') throw TaskFailure.content('invalid-pdf-data', 'pdf', 'INVALID_PDF', error.message, error.cause);
-    const message = `The PDF in pdf ${error.message}`;
-    const entry: FieldError = error.reason === 'password-required' ? { field: 'password', code: 'REQUIRED', message } : { field: 'password', code: 'INCORRECT', message };
-    throw new TaskFailure('pdf-password-required', message, [entry]);
+    throw openFailure(error);
   }
 }
 

@@ -1,0 +1,13 @@
+// Why a PDF did not open (seams/pdf-structure.ts OpenFailure), as the
+// client's 422: one mapping for every task that opens a client's PDF.
+import type { FieldError } from '../protocol.js';
+import type { OpenFailure } from '../seams/pdf-structure.js';
+import { TaskFailure } from './json-task.js';
+
+/** An unreadable file is invalid-pdf-data on `field`; a missing or wrong password pdf-password-required on `passwordField`. */
+export function openFailure(error: OpenFailure, field = 'pdf', passwordField = 'password'): TaskFailure {
+  if (error.reason === 'unreadable') return TaskFailure.content('invalid-pdf-data', field, 'INVALID_PDF', error.message, error.cause);
+  const message = `The PDF in ${field} ${error.message}`;
+  const entry: FieldError = error.reason === 'password-required' ? { field: passwordField, code: 'REQUIRED', message } : { field: passwordField, code: 'INCORRECT', message };
+  return new TaskFailure('pdf-password-required', message, [entry]);
+}
