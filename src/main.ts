@@ -50,6 +50,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // A configuration only start-up could check (a key file that does not open) exits as loadConfig's do.
+  if (error instanceof ConfigError) {
+    process.stderr.write(`platen: ${error.message}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`platen: cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

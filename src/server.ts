@@ -2,7 +2,7 @@
 // and the graceful shutdown that takes them down in reverse order.
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import { KeyStore } from './auth/key-store.js';
 import { tierIncludes } from './auth/tiers.js';
 import { healthRoute } from './accel/health.js';
@@ -94,6 +94,20 @@ export async function startServer(config: Config, options: ServerOptions): Promi
   });
 
   await pool.warm();
+  // A broken key file stops start-up here, naming its variable, rather than answering 500 on first use.
+  if (config.signingP12File !== undefined || config.signingP12Password !== undefined || config.attestationKeyFile !== undefined) {
+    const problems = await pool.checkDeployment({
+      p12File: config.signingP12File,
+      p12Password: config.signingP12Password,
+      attestationKeyFile: config.attestationKeyFile,
+      dataDir: config.dataDir,
+    });
+    if (problems.length > 0) {
+      keys.close();
+      await pool.close();
+      throw new ConfigError(problems);
+    }
+  }
 
   let port = config.port;
   const weightOf = (owner: string) => {

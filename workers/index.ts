@@ -3,6 +3,7 @@
 export { render, validate } from './render/task.js';
 export { sessionOperation as 'session-operation' } from './render/session-operation.js';
 export { warm } from './warm.js';
+export { checkDeployment as 'check-deployment' } from './deployment-check.js';
 export { linearize } from './linearize/task.js';
 export { imageCompress as 'image-compress' } from './image/compress.js';
 export { fontSubset as 'font-subset' } from './font/subset-task.js';

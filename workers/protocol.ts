@@ -20,6 +20,8 @@ export interface TaskMap {
   'session-operation': { options: SessionOperationOptions; value: TaskValue };
   /** Start-up only (WorkerPool.warm): loads every task module on every thread. */
   warm: { options: WarmOptions; value: TaskValue };
+  /** Start-up only (WorkerPool.checkDeployment): the configured key files read once; a broken one stops start-up. */
+  'check-deployment': { options: DeploymentCheckOptions; value: TaskValue };
   linearize: { options: NoOptions; value: AccelValue };
   'image-compress': { options: ImageCompressOptions; value: AccelValue };
   'font-subset': { options: FontSubsetOptions; value: AccelValue };
@@ -234,6 +236,14 @@ export interface WarmOptions {
   readonly barrier: SharedArrayBuffer;
   readonly threads: number;
   readonly timeoutMs: number;
+}
+
+/** Options of `check-deployment`: the key files of the configuration (SignOptions and CertifyOptions name the same). */
+export interface DeploymentCheckOptions {
+  readonly p12File?: string;
+  readonly p12Password?: string;
+  readonly attestationKeyFile?: string;
+  readonly dataDir: string;
 }
 
 /** Options of the PDF-reading tasks (parse, extract-text, ...), from the server's configuration. */

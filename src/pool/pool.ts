@@ -7,7 +7,7 @@
 // the order (synchronous work first, fair between clients).
 import { performance } from 'node:perf_hooks';
 import { Piscina } from 'piscina';
-import type { OptionsOf, Outcome, TaskInput, TaskName, ValueOf, WarmOptions } from '../../workers/protocol.js';
+import type { DeploymentCheckOptions, OptionsOf, Outcome, TaskInput, TaskName, ValueOf, WarmOptions } from '../../workers/protocol.js';
 import type { Tier } from '../auth/tiers.js';
 import { TaskStats } from '../metrics/task-stats.js';
 import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
@@ -274,6 +274,15 @@ export class WorkerPool {
     for (const outcome of await Promise.all(runs)) {
       if (!outcome.ok) throw new Error(`the worker pool did not start: ${outcome.detail}`);
     }
+  }
+
+  /**
+   * Reads the configured key files once on a worker (workers/deployment-check.ts);
+   * resolves with what is wrong with them, one problem each, or none.
+   */
+  async checkDeployment(options: DeploymentCheckOptions): Promise<string[]> {
+    const outcome: Outcome = await this.#piscina.run({ body: new ArrayBuffer(0), length: 0, options }, { name: 'check-deployment' });
+    return outcome.ok ? [] : outcome.detail.split('\n');
   }
 
   async close(): Promise<void> {

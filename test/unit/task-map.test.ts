@@ -17,7 +17,7 @@ const sameNames: SameKeys<Exported, TaskMap> = true;
 const typed: { [Name in TaskName]: TaskOf<Name> } = tasks;
 
 /** Every entry of TaskMap, as a value (the map itself is a type). */
-const NAMES = { render: 1, validate: 1, 'session-operation': 1, warm: 1, linearize: 1, 'image-compress': 1, 'font-subset': 1, 'font-register': 1, merge: 1, split: 1, sign: 1, 'fill-form': 1, redact: 1, optimize: 1, 'extract-text': 1, 'capability-extract-text': 1, compare: 1, 'capability-compare': 1, 'forensic-analyze': 1, 'ai-certify': 1, parse: 1, 'rag-chunk': 1, 'rag-embed': 1, 'compliance-check': 1, 'check-accessibility': 1, 'rag-index': 1, 'rag-search': 1 } satisfies Record<TaskName, 1>;
+const NAMES = { render: 1, validate: 1, 'session-operation': 1, warm: 1, 'check-deployment': 1, linearize: 1, 'image-compress': 1, 'font-subset': 1, 'font-register': 1, merge: 1, split: 1, sign: 1, 'fill-form': 1, redact: 1, optimize: 1, 'extract-text': 1, 'capability-extract-text': 1, compare: 1, 'capability-compare': 1, 'forensic-analyze': 1, 'ai-certify': 1, parse: 1, 'rag-chunk': 1, 'rag-embed': 1, 'compliance-check': 1, 'check-accessibility': 1, 'rag-index': 1, 'rag-search': 1 } satisfies Record<TaskName, 1>;
 
 test('workers/index.ts exports exactly the tasks of TaskMap, each a function', () => {
   assert.equal(sameNames, true);

@@ -7,7 +7,6 @@
 // With `appearance`, the signature is a visible box (signer, date, reason,
 // location, text) drawn by the seam's pdf-signature-appearance.ts.
 import { X509Certificate } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import * as v from 'valibot';
 import type { SignOptions } from '../protocol.js';
 import { placeSignature, SignatureRefused, type SignatureBox } from '../seams/pdf-signature.js';
@@ -18,6 +17,7 @@ import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js
 import { decodePdfField } from '../task/pdf-field.js';
 import { NO_DECODED_CAP } from '../docops/fields.js';
 import { padesSignedData } from './cms.js';
+import { deploymentIdentity } from './deployment-identity.js';
 import { IdentityError, readPkcs12, type SigningIdentity } from './identity.js';
 
 /**
@@ -127,19 +127,6 @@ async function identityFor(request: SignRequest, options: SignOptions): Promise<
     ]);
   }
   return deploymentIdentity(options.p12File, options.p12Password ?? '');
-}
-
-/** The deployment's identity, read once per worker (a PKCS#12 file's key derivation costs ~ms per read). */
-let cached: { readonly file: string; readonly identity: Promise<SigningIdentity> } | undefined;
-
-function deploymentIdentity(file: string, password: string): Promise<SigningIdentity> {
-  if (cached?.file !== file) {
-    const identity = readFile(file).then((bytes) => readPkcs12(bytes, password));
-    // A broken deployment identity is the operator's problem (500), and not cached: a fixed file is read again.
-    identity.catch(() => { cached = undefined; });
-    cached = { file, identity };
-  }
-  return cached.identity;
 }
 
 function refusalFailure(error: SignatureRefused): TaskFailure {
