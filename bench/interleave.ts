@@ -51,10 +51,12 @@ export interface InterleaveOptions {
   readonly warmupSeconds: number;
 }
 
-/** Hooks around each A round (e.g. reading the server's thread CPU times). */
+/** Hooks around each round of a side (e.g. reading the server's or the bare pool's thread CPU times). */
 export interface RoundHooks {
   beforeA?(): void;
   afterA?(figures: Throughput): void;
+  beforeB?(): void;
+  afterB?(figures: Throughput): void;
 }
 
 export async function interleave(name: string, a: Side, b: Side, options: InterleaveOptions, hooks: RoundHooks = {}): Promise<InterleavedRatio> {
@@ -66,7 +68,9 @@ export async function interleave(name: string, a: Side, b: Side, options: Interl
     hooks.beforeA?.();
     const ra = await a.run(options.roundSeconds);
     hooks.afterA?.(ra);
+    hooks.beforeB?.();
     const rb = await b.run(options.roundSeconds);
+    hooks.afterB?.(rb);
     rounds.push({ a: ra, b: rb, ratio: rb.requestsPerSecond > 0 ? round(ra.requestsPerSecond / rb.requestsPerSecond, 3) : 0 });
   }
   const ratios = rounds.map((r) => r.ratio);

@@ -13,7 +13,8 @@ export interface LoadOptions {
   readonly url: string;
   readonly method: 'GET' | 'POST';
   readonly headers: Record<string, string>;
-  readonly body?: Buffer;
+  /** One body for every request, or a function giving each request's (e.g. a new font subset each time). */
+  readonly body?: Buffer | (() => Buffer);
   /** Each connection sends its next request when the last answer ends (a closed loop). */
   readonly connections: number;
   readonly seconds: number;
@@ -45,16 +46,18 @@ export interface LoadResult {
 /** Sends one request; resolves with the status once the last byte arrived (as autocannon counts it). */
 function sender(options: Pick<LoadOptions, 'url' | 'method' | 'headers' | 'body'>, agent: Agent): () => Promise<number> {
   const url = new URL(options.url);
-  const headers = { ...options.headers, ...(options.body !== undefined ? { 'content-length': String(options.body.byteLength) } : {}) };
+  const bodyOf = typeof options.body === 'function' ? options.body : () => options.body as Buffer | undefined;
   return () =>
     new Promise<number>((resolve, reject) => {
+      const body = bodyOf();
+      const headers = body === undefined ? options.headers : { ...options.headers, 'content-length': String(body.byteLength) };
       const req = request({ agent, host: url.hostname, port: url.port, path: url.pathname, method: options.method, headers }, (res) => {
         res.on('data', () => undefined);
         res.once('end', () => resolve(res.statusCode ?? 0));
         res.once('error', reject);
       });
       req.once('error', reject);
-      req.end(options.body);
+      req.end(body);
     });
 }
 

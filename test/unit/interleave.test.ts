@@ -36,6 +36,18 @@ test('rounds alternate A B A B after one warm-up each; the ratio is the median o
   assert.equal(verdict(result, (m) => m >= 1.2), 'missed');
 });
 
+test('hooks run around every measured round of each side, never around the warm-ups', async () => {
+  const log: string[] = [];
+  const hooks = {
+    beforeA: () => void log.push('beforeA'),
+    afterA: (figures: { requestsPerSecond: number }) => void log.push(`afterA ${figures.requestsPerSecond}`),
+    beforeB: () => void log.push('beforeB'),
+    afterB: (figures: { requestsPerSecond: number }) => void log.push(`afterB ${figures.requestsPerSecond}`),
+  };
+  await interleave('h', scripted('A', [10, 20], log), scripted('B', [30, 40], log), { ...OPTIONS, rounds: 2 }, hooks);
+  assert.deepEqual(log, ['warm A', 'warm B', 'beforeA', 'A', 'afterA 10', 'beforeB', 'B', 'afterB 30', 'beforeA', 'A', 'afterA 20', 'beforeB', 'B', 'afterB 40']);
+});
+
 test('a range wider than ±10% of the median is noisy: neither met nor missed', async () => {
   const result = await interleave('y', scripted('A', [50, 100, 100, 100, 100], []), scripted('B', [100, 100, 100, 100, 100], []), OPTIONS);
   assert.equal(result.median, 1);
