@@ -10,6 +10,7 @@ import { PlatenClient } from '../src/client/index.js';
 import { KEYS } from './helpers/keys.js';
 import { assertMatchesContract, loadContract, type Contract, type Node } from './helpers/openapi.js';
 import { readProblem } from './helpers/http.js';
+import { checkEveryFilterPath, sectionedDocument } from './helpers/rag-filters.js';
 import { KEY_ENTRIES_WITH_OTHER, OTHER_ENTERPRISE, post, topicPages, type SearchResult } from './helpers/rag.js';
 import { startTestServer, temporaryDataDir, type TestServer } from './helpers/server.js';
 
@@ -95,6 +96,12 @@ describe('POST /v1/rag/index and /v1/rag/search, embedded store', () => {
     assert.equal(quoted.results.length, 0);
   });
 
+  test('a filter on every path a result has, metadata.headings_path as a heading it contains or a path it starts with', async () => {
+    const handbook = Buffer.from(await sectionedDocument(s.base)).toString('base64');
+    await index(s, { pdf_data: handbook, vector_store: { collection: 'handbook' }, options: { max_chunk_size: 128, chunk_overlap: 0 } });
+    await checkEveryFilterPath(async (filter) => (await search(s, { query: 'ledger entry crew', vector_store: { collection: 'handbook' }, options: { top_k: 100, filter } })).results);
+  });
+
   test('upsert replaces a document\'s chunks; upsert false adds only chunks not stored; namespaces are apart', async () => {
     const first = await index(s, { pdf_data: pdf, vector_store: { collection: 'upserts' }, options: { chunking_strategy: 'page' } });
     const again = await index(s, { pdf_data: pdf, vector_store: { collection: 'upserts' }, options: { chunking_strategy: 'page', upsert: true } });
@@ -153,6 +160,11 @@ describe('POST /v1/rag/index and /v1/rag/search, embedded store', () => {
       [{ query: 'x', vector_store: { collection: 'towns' }, options: { top_k: 101 } }, '/v1/rag/search', 'options.top_k'],
       [{ query: 'x', vector_store: { collection: 'towns' }, options: { filter: { 'metadata.secret': 1 } } }, '/v1/rag/search', 'options.filter.metadata.secret'],
       [{ query: 'x', vector_store: { collection: 'towns' }, options: { filter: { page: 'three' } } }, '/v1/rag/search', 'options.filter.page'],
+      [{ query: 'x', vector_store: { collection: 'towns' }, options: { filter: { page: [3] } } }, '/v1/rag/search', 'options.filter.page'],
+      [{ query: 'x', vector_store: { collection: 'towns' }, options: { filter: { 'metadata.headings_path': ['a', 1] } } }, '/v1/rag/search', 'options.filter.metadata.headings_path'],
+      [{ query: 'x', vector_store: { collection: 'towns' }, options: { filter: { 'metadata.headings_path': null } } }, '/v1/rag/search', 'options.filter.metadata.headings_path'],
+      [{ query: 'x', vector_store: { collection: 'towns' }, options: { filter: { 'metadata.headings_path': Array.from({ length: 33 }, () => 'a') } } }, '/v1/rag/search', 'options.filter.metadata.headings_path'],
+      [{ query: 'x', vector_store: { collection: 'towns' }, options: { filter: { 'metadata.token_count': 1.5 } } }, '/v1/rag/search', 'options.filter.metadata.token_count'],
     ];
     for (const [body, path, field] of cases) {
       const response = await post(s.base, path, body);

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { assertMatchesContract, loadContract, type Contract, type Node } from './helpers/openapi.js';
 import { readProblem } from './helpers/http.js';
+import { checkEveryFilterPath, sectionedDocument } from './helpers/rag-filters.js';
 import { KEY_ENTRIES_WITH_OTHER, OTHER_ENTERPRISE, post, topicPages, type SearchResult } from './helpers/rag.js';
 import { startPgvector, type TestPgvector } from './helpers/pgvector.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -79,6 +80,13 @@ describe('pgvector backend', () => {
     assert.deepEqual(filtered.results.map((r) => r.page), [2]);
     const otherNamespace = (await ok(s, '/v1/rag/search', { query: 'barley', vector_store: store, options: { namespace: 'none-here' } })) as unknown as { results: SearchResult[] };
     assert.equal(otherNamespace.results.length, 0);
+  });
+
+  test('a filter on every path a result has, metadata.headings_path as a heading it contains or a path it starts with', async () => {
+    const store = { backend: 'pgvector', collection: 'handbook', endpoint: pgv.endpoint, api_key: API_KEY };
+    const handbook = Buffer.from(await sectionedDocument(s.base)).toString('base64');
+    await ok(s, '/v1/rag/index', { pdf_data: handbook, vector_store: store, options: { max_chunk_size: 128, chunk_overlap: 0 } });
+    await checkEveryFilterPath(async (filter) => ((await ok(s, '/v1/rag/search', { query: 'ledger entry crew', vector_store: store, options: { top_k: 100, filter } })) as unknown as { results: SearchResult[] }).results);
   });
 
   test('upsert replaces the document\'s chunks; a different size is 422', async () => {

@@ -333,11 +333,15 @@ export interface IndexPlan {
 export type SearchPlanMediaType = 'application/vnd.platen.search-plan+json';
 
 /** The columns a search filter may name, by the path a request names them with. */
-export type FilterColumn = 'document_id' | 'chunk_id' | 'page' | 'section' | 'is_table' | 'language';
+export type FilterColumn = 'document_id' | 'chunk_id' | 'page' | 'section' | 'is_table' | 'language' | 'namespace' | 'token_count' | 'headings_path';
 
+/**
+ * A value a column must have; for `headings_path` (an array), a string is an
+ * element it must contain and an array a prefix it must start with.
+ */
 export interface FilterTerm {
   readonly column: FilterColumn;
-  readonly value: string | number | boolean | null;
+  readonly value: string | number | boolean | null | readonly string[];
 }
 
 export interface SearchPlan {

@@ -80,3 +80,24 @@ export class VectorStoreFailure extends Error {
 export function ownerDigest(owner: string): string {
   return createHash('sha256').update(owner).digest('hex').slice(0, 16);
 }
+
+/**
+ * What a filter on `metadata.headings_path` asks of the stored column, which
+ * both stores keep as the array's JSON text (JSON.stringify, so one spelling
+ * for one array). A heading (string) is an element: its JSON string between
+ * the array's brackets or commas (inside a JSON string a quote is always
+ * escaped, so `,"x"` cannot begin inside another heading). A path (array) is
+ * a prefix: the same JSON, or that JSON open for more elements. The empty
+ * path starts every path: no condition.
+ */
+export type HeadingsMatch = { readonly containsAnyOf: readonly string[] } | { readonly equals: string; readonly startsWith: string } | null;
+
+export function headingsMatch(value: string | readonly string[]): HeadingsMatch {
+  if (typeof value === 'string') {
+    const element = JSON.stringify(value);
+    return { containsAnyOf: [`[${element}]`, `[${element},`, `,${element},`, `,${element}]`] };
+  }
+  if (value.length === 0) return null;
+  const path = JSON.stringify(value);
+  return { equals: path, startsWith: `${path.slice(0, -1)},` };
+}

@@ -24,7 +24,7 @@ import * as lancedb from '@lancedb/lancedb';
 import { Bool, Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
 import type { Logger } from 'pino';
 import type { FilterTerm } from '../../../workers/protocol.js';
-import { ModelMismatch, ownerDigest, type CollectionKey, type CollectionModel, type DocumentWrite, type SearchHit, type SearchQuery, type VectorCollections } from './collections.js';
+import { headingsMatch, ModelMismatch, ownerDigest, type CollectionKey, type CollectionModel, type DocumentWrite, type SearchHit, type SearchQuery, type VectorCollections } from './collections.js';
 
 const MODEL_KEY = 'platen.model';
 const DIMENSIONS_KEY = 'platen.dimensions';
@@ -95,7 +95,7 @@ export class EmbeddedVectorStore implements VectorCollections {
   async search(key: CollectionKey, query: SearchQuery): Promise<SearchHit[]> {
     const table = await this.#open(tableName(key));
     if (table === undefined) return [];
-    const where = [`namespace = ${literal(query.namespace)}`, ...query.filter.map(condition)].join(' AND ');
+    const where = [`namespace = ${literal(query.namespace)}`, ...query.filter.flatMap(condition)].join(' AND ');
     const rows = await table
       .vectorSearch(Array.from(query.vector))
       .distanceType('cosine')
@@ -212,10 +212,17 @@ function literal(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
 
-function condition(term: FilterTerm): string {
+/** A filter term's SQL (DataFusion's dialect), none when it holds for every row. */
+function condition(term: FilterTerm): string[] {
   const value = term.value;
-  if (term.column === 'language' && value === null) return `language = ''`;
-  if (typeof value === 'string') return `${term.column} = ${literal(value)}`;
+  if (term.column === 'headings_path') {
+    const match = headingsMatch(value as string | readonly string[]);
+    if (match === null) return [];
+    if ('containsAnyOf' in match) return [`(${match.containsAnyOf.map((part) => `strpos(headings_path, ${literal(part)}) > 0`).join(' OR ')})`];
+    return [`(headings_path = ${literal(match.equals)} OR starts_with(headings_path, ${literal(match.startsWith)}))`];
+  }
+  if (term.column === 'language' && value === null) return [`language = ''`];
+  if (typeof value === 'string') return [`${term.column} = ${literal(value)}`];
   // Integers and booleans, checked by the worker (search-task.ts).
-  return `${term.column} = ${String(value)}`;
+  return [`${term.column} = ${String(value)}`];
 }

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { FilterTerm } from '../../../workers/protocol.js';
 import type { AddressPolicy } from './address-policy.js';
-import { ModelMismatch, VectorStoreFailure, type CollectionKey, type CollectionModel, type DocumentWrite, type SearchHit, type SearchQuery, type VectorCollections } from './collections.js';
+import { headingsMatch, ModelMismatch, VectorStoreFailure, type CollectionKey, type CollectionModel, type DocumentWrite, type SearchHit, type SearchQuery, type VectorCollections } from './collections.js';
 
 /** pg's own limit is 65,535 parameters; rows of 11 go in batches well under it. */
 const ROWS_PER_INSERT = 200;
@@ -157,7 +157,7 @@ export class PgCollections implements VectorCollections {
   async search(key: CollectionKey, query: SearchQuery): Promise<SearchHit[]> {
     const table = tableName(key);
     const values: unknown[] = [vectorLiteral(query.vector), query.namespace];
-    const conditions = ['namespace = $2', ...query.filter.map((term) => condition(term, values))];
+    const conditions = ['namespace = $2', ...query.filter.flatMap((term) => condition(term, values))];
     values.push(query.topK);
     const rows = await this.#run(async (client) => {
       await client.query('BEGIN');
@@ -262,9 +262,19 @@ function vectorLiteral(vector: Float32Array): string {
   return `[${vector.join(',')}]`;
 }
 
-function condition(term: FilterTerm, values: unknown[]): string {
-  if (term.column === 'language' && term.value === null) return 'language IS NULL';
-  values.push(term.value);
+/** A filter term's SQL, its values appended to `values`; none when it holds for every row. */
+function condition(term: FilterTerm, values: unknown[]): string[] {
+  const parameter = (value: unknown) => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  if (term.column === 'headings_path') {
+    const match = headingsMatch(term.value as string | readonly string[]);
+    if (match === null) return [];
+    if ('containsAnyOf' in match) return [`(${match.containsAnyOf.map((part) => `strpos(headings_path, ${parameter(part)}) > 0`).join(' OR ')})`];
+    return [`(headings_path = ${parameter(match.equals)} OR starts_with(headings_path, ${parameter(match.startsWith)}))`];
+  }
+  if (term.column === 'language' && term.value === null) return ['language IS NULL'];
   // The column is one of FilterColumn's names (workers/rag/search-task.ts), never the client's text.
-  return `${term.column} = $${values.length}`;
+  return [`${term.column} = ${parameter(term.value)}`];
 }
