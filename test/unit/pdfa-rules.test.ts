@@ -92,3 +92,18 @@ test('XMP: a value not of its type (6.6.2.3.1-2), a property no schema defines (
 test('the xpacket header with a bytes attribute: 6.6.2.1-2', async () => {
   assert.deepEqual(await rules(pdf({ metadata: xmp().replace('<?xpacket begin=', '<?xpacket bytes="900" begin=') })), ['6.6.2.1-2']);
 });
+
+test('part 1: a rule ISO 19005-1 states in two clauses names both (6.7.9-2 also 6.7.2; 6.7.3-2 also 6.1.5); an Info Title that is no string fails 6.7.3-2', async () => {
+  const custom = '<rdf:Description rdf:about="" xmlns:acme="http://acme.example/ns/" acme:batch="42"/>';
+  const bytes = pdf({ metadata: xmp(custom).replace('pdfaid:part="2"', 'pdfaid:part="1"'), info: '<< /Producer (test) /Title 1 0 R >>' });
+  const report = validatePdfa(bytes, await openObjects(bytes, undefined), undefined);
+  assert.equal(report.standard, 'pdfa-1b');
+  const byRule = new Map(report.failures.map((f) => [f.rule, f]));
+  assert.deepEqual(byRule.get('6.7.9-2')?.clauses, ['6.7.9', '6.7.2']);
+  assert.deepEqual(byRule.get('6.7.3-2')?.clauses, ['6.7.3', '6.1.5']);
+  assert.equal(byRule.get('6.7.3-2')?.sample, 'Info Title is not a string');
+  // Part 2 numbers these rules in one clause each: no list.
+  const part2 = validatePdfa(bytes, await openObjects(bytes, undefined), 'pdfa-2b');
+  assert.ok(part2.failures.some((f) => f.rule === '6.6.2.3.1-1'));
+  assert.ok(part2.failures.every((f) => f.clauses === undefined));
+});

@@ -17,6 +17,14 @@ export interface Rule<Document> {
   readonly id: string;
   /** The Matterhorn Protocol checkpoint the rule maps to, "01-005" (PDF/UA only). */
   readonly matterhorn?: string;
+  /**
+   * Every clause of the standard that states the requirement, the id's own
+   * first, where the standard states it in more than one: veraPDF files
+   * ISO 19005-1's "properties shall use predefined or extension schemas"
+   * under 6.7.9 (6.7.9-2), and the standard (and veraPDF's corpus) under
+   * 6.7.2 as well. Absent where the id's clause is the only one.
+   */
+  readonly clauses?: readonly string[];
   readonly description: string;
   /** Every place the document breaks the rule; none when it holds. */
   check(document: Document): Iterable<Violation>;
@@ -25,6 +33,7 @@ export interface Rule<Document> {
 export interface RuleFailure {
   readonly rule: string;
   readonly matterhorn?: string;
+  readonly clauses?: readonly string[];
   readonly description: string;
   readonly count: number;
   /** 1-based, ascending, at most MAX_PAGES_LISTED of them. */
@@ -61,6 +70,7 @@ export function runRules<Document>(rules: readonly Rule<Document>[], document: D
     failures.push({
       rule: rule.id,
       ...(rule.matterhorn === undefined ? {} : { matterhorn: rule.matterhorn }),
+      ...(rule.clauses === undefined ? {} : { clauses: rule.clauses }),
       description: rule.description,
       count,
       pages: [...pages].sort((a, b) => a - b).slice(0, MAX_PAGES_LISTED),

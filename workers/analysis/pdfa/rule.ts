@@ -10,6 +10,12 @@ import type { PdfaDocument, PdfaPart } from './document.js';
 export interface PdfaRule {
   /** veraPDF's ids: part 1, parts 2 and 3 (`3` overrides `2` for part 3 where they differ). */
   readonly ids: { readonly 1?: string; readonly 2?: string; readonly 3?: string | null };
+  /**
+   * Other clauses of part 1 that state the same requirement (see Rule.clauses):
+   * the clause ISO 19005-1 and veraPDF's corpus file it under where veraPDF's
+   * profile numbers the rule elsewhere.
+   */
+  readonly alsoStatedIn?: { readonly 1?: readonly string[] };
   readonly description: string;
   /** Parts 2 and 3 at level U only. */
   readonly levelU?: boolean;
@@ -22,7 +28,9 @@ export function forPart(rules: readonly PdfaRule[], part: PdfaPart, levelU: bool
     if (rule.levelU === true && !levelU) continue;
     const id = part === 1 ? rule.ids[1] : part === 3 && rule.ids[3] !== undefined ? rule.ids[3] : rule.ids[2];
     if (id === undefined || id === null) continue;
-    out.push({ id, description: rule.description, check: (document) => rule.check(document) });
+    const also = part === 1 ? rule.alsoStatedIn?.[1] : undefined;
+    const clauses = also === undefined ? undefined : [id.slice(0, id.lastIndexOf('-')), ...also];
+    out.push({ id, ...(clauses === undefined ? {} : { clauses }), description: rule.description, check: (document) => rule.check(document) });
   }
   return out;
 }

@@ -138,14 +138,29 @@ function xmpText(node: XmpNode | undefined): string | undefined {
   return undefined;
 }
 
+/**
+ * ISO 19005-1 asks for the Info dictionary's agreement with the XMP in 6.1.5
+ * (Document information dictionary) as well as in 6.7.3, where veraPDF's
+ * profile numbers the rules; its corpus files the tests under 6.1.5.
+ */
+const INFO_ALSO_STATED_IN = { 1: ['6.1.5'] } as const;
+
 function infoRule(id: string, key: string, namespace: string, name: string, description: string, single = false): PdfaRule {
   return {
     ids: { 1: id },
+    alsoStatedIn: INFO_ALSO_STATED_IN,
     description,
     *check(d) {
       const info = d.pdf.dict(d.pdf.trailer.get('Info'));
-      const value = d.pdf.text(info?.get(key));
-      if (value === undefined) return;
+      const entry = info?.get(key);
+      if (entry === undefined) return;
+      const value = d.pdf.text(entry);
+      // A value that is no string (veraPDF corpus 6-1-5-t01-fail-j: an indirect dictionary) cannot equal the XMP's.
+      if (value === undefined) {
+        const resolved = d.pdf.resolve(entry);
+        if (resolved !== null && resolved !== undefined) yield at(`Info ${key} is not a string`);
+        return;
+      }
       const node = xmpProperty(d, namespace, name);
       const text = xmpText(node);
       if (text !== value || (single && node?.kind === 'array' && node.children.length !== 1)) yield at(`Info ${key} "${value.slice(0, 80)}", XMP ${name} "${(text ?? 'missing').slice(0, 80)}"`);
@@ -156,6 +171,7 @@ function infoRule(id: string, key: string, namespace: string, name: string, desc
 function dateRule(id: string, key: string, name: string): PdfaRule {
   return {
     ids: { 1: id },
+    alsoStatedIn: INFO_ALSO_STATED_IN,
     description: `The Info ${key} shall equal xmp:${name}`,
     *check(d) {
       const info = d.pdf.dict(d.pdf.trailer.get('Info'));
@@ -212,13 +228,18 @@ export const METADATA_RULES: readonly PdfaRule[] = [
       for (const p of packets(d)) if (p.decoded && !p.validUtf8) yield at('not UTF-8');
     },
   },
+  // ISO 19005-1 states these two in 6.7.2 (Properties), where veraPDF's
+  // corpus files their tests ("clause 6-7-2" in each file's outline); its
+  // profile numbers them 6.7.9-2 and -3.
   {
     ids: { 1: '6.7.9-2', 2: '6.6.2.3.1-1' },
+    alsoStatedIn: { 1: ['6.7.2'] },
     description: 'Every XMP property shall be predefined by the XMP specification or PDF/A, or defined by an extension schema',
     check: undefinedProperties,
   },
   {
     ids: { 1: '6.7.9-3', 2: '6.6.2.3.1-2' },
+    alsoStatedIn: { 1: ['6.7.2'] },
     description: 'Every XMP property shall have a value of its type',
     check: wrongTypes,
   },
