@@ -46,6 +46,9 @@ const EnvSchema = v.object({
   PLATEN_PRO_WEIGHT: v.optional(integer(1, 1000), '1'),
   PLATEN_ENTERPRISE_WEIGHT: v.optional(integer(1, 1000), '1'),
   PLATEN_TIMEOUT_MS: v.optional(integer(100, 3_600_000), '60000'),
+  // At most 8 s: uWS closes a silent connection itself 8 to 12 s after its last byte (its 10 s idle
+  // timeout on a 4 s tick), unanswered, so a longer body timeout would never fire.
+  PLATEN_BODY_TIMEOUT_MS: v.optional(integer(100, 8000), '5000'),
   PLATEN_WORKER_MEMORY_MB: v.optional(integer(64, 65_536), '512'),
   // uWS frames a Content-Length of at most nine digits (src/http/uws-limits.ts).
   // No default here: whether it was set decides the tier limits' default (bodyLimits).
@@ -177,6 +180,8 @@ export interface Config {
   readonly ipRpm: number;
   readonly authFailuresPerMinute: number;
   readonly shutdownGraceMs: number;
+  /** Longest silence while a request body is still arriving; past it 408 body-timeout (PLATEN_BODY_TIMEOUT_MS). */
+  readonly bodyTimeoutMs: number;
   /** Pages one render may produce: a work budget, so a small request cannot hold a worker until the timeout. */
   readonly maxPages: number;
   /** Drawing operators plus text runs one PDF-reading request may read (PLATEN_READ_WORK_BUDGET). */
@@ -350,6 +355,7 @@ function fromEnv(env: Env, proxyEnv: Readonly<Record<string, string | undefined>
     ipRpm: env.PLATEN_IP_RPM,
     authFailuresPerMinute: env.PLATEN_AUTH_FAILURES_PER_MIN,
     shutdownGraceMs: env.PLATEN_SHUTDOWN_GRACE_MS,
+    bodyTimeoutMs: env.PLATEN_BODY_TIMEOUT_MS,
     maxPages: env.PLATEN_MAX_PAGES,
     readWorkBudget: env.PLATEN_READ_WORK_BUDGET,
     signingP12File: env.PLATEN_SIGNING_P12_FILE,

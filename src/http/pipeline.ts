@@ -105,6 +105,7 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
     body = readBody(res, declared, bodyLimit(x), x.reply.signal, {
       fingerprint,
       hold: (bytes) => x.holdBodyBytes(bytes),
+      idleMs: config.bodyTimeoutMs,
       onEnd: () => {
         x.bodyPending = false;
         x.unreadBody = false;
@@ -144,6 +145,7 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
         if (!(error instanceof BodyError)) throw error;
         if (error.failure === 'aborted') return x.abandoned();
         if (error.failure === 'over-budget') return overBudget(x);
+        if (error.failure === 'timeout') return bodyTimedOut(x, error.received);
         if (error.failure === 'too-large') {
           return x.fail('payload-too-large', { detail: tooLarge(bodyLimit(x), x.principal?.tier) }, { close: true });
         }
@@ -180,6 +182,19 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
     deps.logger.error({ req_id: x.requestId, err: error }, 'unexpected error in a route');
     x.fail('internal', { detail: `An unexpected error occurred; quote request id ${x.requestId} when reporting it.` });
   }
+}
+
+/**
+ * The client stopped sending before its body was complete: 408 and a close.
+ * Nothing is in flight after that much silence, so the connection closes at
+ * once, without the lingering read of the other refusals.
+ */
+function bodyTimedOut(x: Exchange, received: number): void {
+  x.bodyPending = false;
+  x.unreadBody = false;
+  const declared = declaredLength(x.request.headers['content-length']);
+  const of = declared === undefined ? 'of a chunked body (no last chunk)' : `of the ${declared} the Content-Length declares`;
+  x.fail('body-timeout', { detail: `The body stopped arriving: ${received} bytes ${of}, then nothing for ${x.deps.config.bodyTimeoutMs} ms. Send the whole body without pausing.` }, { close: true });
 }
 
 async function limit(x: Exchange): Promise<LimitVerdict> {

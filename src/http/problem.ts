@@ -12,6 +12,7 @@ export const PROBLEMS = {
   'capability-denied': { status: 403, title: 'Capability Denied' },
   'not-found': { status: 404, title: 'Not Found' },
   'method-not-allowed': { status: 405, title: 'Method Not Allowed' },
+  'body-timeout': { status: 408, title: 'Request Timeout' },
   'idempotency-conflict': { status: 409, title: 'Conflict' },
   'job-not-completed': { status: 409, title: 'Conflict' },
   'session-not-active': { status: 409, title: 'Conflict' },

@@ -16,6 +16,7 @@ const STATUS_LINES: Record<number, string> = {
   403: '403 Forbidden',
   404: '404 Not Found',
   405: '405 Method Not Allowed',
+  408: '408 Request Timeout',
   409: '409 Conflict',
   413: '413 Content Too Large',
   415: '415 Unsupported Media Type',
