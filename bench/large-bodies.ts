@@ -27,7 +27,7 @@ import { startPlaten } from './server.js';
 import { loadSettings, type Settings } from './settings.js';
 import { BarePool } from './sides.js';
 import { round } from './stats.js';
-import { cpuSplit, threadTimes, type CpuSplit } from './thread-cpu.js';
+import { cpuSplit, processTime, threadTimes, type CpuSplit } from './thread-cpu.js';
 
 const step = (text: string) => process.stderr.write(`bench large-bodies: ${text}\n`);
 
@@ -37,7 +37,7 @@ export interface SideCpu {
   readonly mainUsPerRequest: number;
   readonly workersUsPerRequest: number;
   readonly otherUsPerRequest: number;
-  /** Every thread of the process, per request. */
+  /** The whole process (threads that ended included), per request. */
   readonly totalUsPerRequest: number;
 }
 
@@ -64,7 +64,9 @@ const TARGET = 0.9;
 class Meter {
   #requests = 0;
   #before: ReadonlyMap<number, number> = new Map();
+  #processBefore = 0;
   readonly #splits: CpuSplit[] = [];
+  #processMs = 0;
   #counted = 0;
 
   constructor(
@@ -83,10 +85,12 @@ class Meter {
   before(): void {
     this.#requests = 0;
     this.#before = threadTimes(this.pid);
+    this.#processBefore = processTime(this.pid);
   }
 
   after(): void {
     this.#splits.push(cpuSplit(this.pid, this.#before, threadTimes(this.pid), this.workers));
+    this.#processMs += processTime(this.pid) - this.#processBefore;
     this.#counted += this.#requests;
   }
 
@@ -99,8 +103,9 @@ class Meter {
       requests,
       mainUsPerRequest: per(sum((s) => s.mainMs)),
       workersUsPerRequest: per(sum((s) => s.workersMs)),
-      otherUsPerRequest: per(sum((s) => s.otherMs)),
-      totalUsPerRequest: per(sum((s) => s.mainMs + s.workersMs + s.otherMs)),
+      // Threads that ended during a round (libvips's) count here and not in `main` or `workers`.
+      otherUsPerRequest: per(this.#processMs - sum((s) => s.mainMs + s.workersMs)),
+      totalUsPerRequest: per(this.#processMs),
     };
   }
 }

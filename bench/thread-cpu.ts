@@ -35,6 +35,22 @@ export function threadTimes(pid: number): ThreadTimes {
   return times;
 }
 
+/**
+ * CPU milliseconds so far of the whole process (/proc/<pid>/stat): unlike
+ * the sum of threadTimes, it keeps the time of threads that have ended
+ * (libvips starts and ends its worker threads as it goes); NaN where /proc
+ * is not there.
+ */
+export function processTime(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 export interface CpuSplit {
   readonly mainMs: number;
   readonly workersMs: number;

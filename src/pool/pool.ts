@@ -11,6 +11,7 @@ import type { DeploymentCheckOptions, OptionsOf, Outcome, TaskInput, TaskName, V
 import type { Tier } from '../auth/tiers.js';
 import { TaskStats } from '../metrics/task-stats.js';
 import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
+import { widenHeapGrowth } from './heap-growth.js';
 import type { FairClient } from './fair-queue.js';
 import { Scheduler, type Priority, type Ticket } from './scheduler.js';
 
@@ -106,6 +107,8 @@ export class WorkerPool {
   readonly tasks = new TaskStats();
 
   constructor(private readonly options: PoolOptions) {
+    // Before the first thread starts: a capped worker heap otherwise collects every few large requests (heap-growth.ts).
+    widenHeapGrowth();
     this.#piscina = new Piscina({
       filename: options.filename,
       minThreads: options.threads,
