@@ -26,18 +26,11 @@ export interface Round {
 /** Widest spread (either side of the median, as a share of it) at which a ratio is read as met or missed. */
 export const MAX_SPREAD = 0.1;
 
-export interface InterleavedRatio {
+export interface InterleavedRatio extends RatioSpread {
   readonly name: string;
   readonly a: string;
   readonly b: string;
   readonly rounds: readonly Round[];
-  readonly median: number;
-  readonly min: number;
-  readonly max: number;
-  /** max(max ÷ median − 1, 1 − min ÷ median). */
-  readonly spread: number;
-  /** The spread is wider than ±MAX_SPREAD: not to be read as met or missed. */
-  readonly noisy: boolean;
   /** Medians of each side's rounds. */
   readonly aMedian: Throughput;
   readonly bMedian: Throughput;
@@ -73,25 +66,35 @@ export async function interleave(name: string, a: Side, b: Side, options: Interl
     hooks.afterB?.(rb);
     rounds.push({ a: ra, b: rb, ratio: rb.requestsPerSecond > 0 ? round(ra.requestsPerSecond / rb.requestsPerSecond, 3) : 0 });
   }
-  const ratios = rounds.map((r) => r.ratio);
-  const median = medianOf(ratios);
-  const min = Math.min(...ratios);
-  const max = Math.max(...ratios);
-  const spread = median > 0 ? round(Math.max(max / median - 1, 1 - min / median), 3) : Number.POSITIVE_INFINITY;
   return {
     name,
     a: a.name,
     b: b.name,
     rounds,
-    median,
-    min,
-    max,
-    spread,
-    noisy: !(spread <= MAX_SPREAD),
+    ...spreadOf(rounds.map((r) => r.ratio)),
     aMedian: medianThroughput(rounds.map((r) => r.a)),
     bMedian: medianThroughput(rounds.map((r) => r.b)),
     load: { before: round(before, 2), after: round(loadavg()[0] as number, 2) },
   };
+}
+
+/** Per-round ratios summed up: their median, range, spread around the median, and whether that spread is too wide to read. */
+export interface RatioSpread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+  /** max(max ÷ median − 1, 1 − min ÷ median). */
+  readonly spread: number;
+  /** The spread is wider than ±MAX_SPREAD: not to be read as met or missed. */
+  readonly noisy: boolean;
+}
+
+export function spreadOf(ratios: readonly number[]): RatioSpread {
+  const median = medianOf(ratios);
+  const min = Math.min(...ratios);
+  const max = Math.max(...ratios);
+  const spread = median > 0 ? round(Math.max(max / median - 1, 1 - min / median), 3) : Number.POSITIVE_INFINITY;
+  return { median, min, max, spread, noisy: !(spread <= MAX_SPREAD) };
 }
 
 export function medianOf(values: readonly number[]): number {
@@ -111,7 +114,7 @@ function medianThroughput(runs: readonly Throughput[]): Throughput {
 }
 
 /** Met, missed, or too noisy to say, for a target on the median ratio. */
-export function verdict(ratio: InterleavedRatio, met: (median: number) => boolean): 'met' | 'missed' | 'noisy' {
+export function verdict(ratio: RatioSpread, met: (median: number) => boolean): 'met' | 'missed' | 'noisy' {
   if (ratio.noisy) return 'noisy';
   return met(ratio.median) ? 'met' : 'missed';
 }

@@ -88,6 +88,8 @@ export async function openBackends(
         sessions?.close();
         approvals?.close();
         await runner.close();
+        // After the runner: the outcomes of the tasks it waited for are written first.
+        await jobs.close();
       },
     };
   }

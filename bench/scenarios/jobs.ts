@@ -45,11 +45,11 @@ export interface JobsResult {
   readonly backlogLeft: number;
 }
 
-let refused = 0;
-
-async function submitAll(base: string, count: number): Promise<string[]> {
+/** Submits `count` letters as jobs, SUBMITTERS at a time; a 503 is retried after its Retry-After, as a client would, and counted. */
+export async function submitJobs(base: string, count: number): Promise<{ readonly ids: string[]; readonly refused: number }> {
   const ids: string[] = [];
   let next = 0;
+  let refused = 0;
   const submitter = async () => {
     while (next < count) {
       next += 1;
@@ -68,7 +68,23 @@ async function submitAll(base: string, count: number): Promise<string[]> {
     }
   };
   await Promise.all(Array.from({ length: SUBMITTERS }, submitter));
-  return ids;
+  return { ids, refused };
+}
+
+/** Long-polls every job until it completes; returns the polls made (at least one a job). */
+export async function awaitJobs(base: string, ids: readonly string[]): Promise<number> {
+  let polls = 0;
+  await Promise.all(
+    ids.map(async (id) => {
+      for (;;) {
+        polls += 1;
+        const state = await status(base, id, undefined, LONG_POLL_SECONDS);
+        if (state === 'completed') return;
+        if (state !== 'pending' && state !== 'running') throw new Error(`job ${id} ended ${state}`);
+      }
+    }),
+  );
+  return polls;
 }
 
 async function status(base: string, id: string, latency?: Samples, waitSeconds = 0): Promise<string> {
@@ -81,21 +97,12 @@ async function status(base: string, id: string, latency?: Samples, waitSeconds =
 }
 
 export async function jobsScenario(settings: Settings, server: ChildServer, syncAlone: LoadFigures): Promise<JobsResult> {
-  let polls = 0;
   const started = performance.now();
-  const ids = await submitAll(server.base, BATCH);
-  await Promise.all(
-    ids.map(async (id) => {
-      for (;;) {
-        polls += 1;
-        const state = await status(server.base, id, undefined, LONG_POLL_SECONDS);
-        if (state === 'completed') return;
-        if (state !== 'pending' && state !== 'running') throw new Error(`job ${id} ended ${state}`);
-      }
-    }),
-  );
+  const batch = await submitJobs(server.base, BATCH);
+  const polls = await awaitJobs(server.base, batch.ids);
   const seconds = (performance.now() - started) / 1000;
   const jobsPerSecond = round(BATCH / seconds, 1);
+  const ids = batch.ids;
 
   const latency = new Samples();
   let next = 0;
@@ -104,14 +111,14 @@ export async function jobsScenario(settings: Settings, server: ChildServer, sync
   };
   await Promise.all(Array.from({ length: 4 }, poller));
 
-  const backlog = await submitAll(server.base, BACKLOG);
+  const backlog = await submitJobs(server.base, BACKLOG);
   const during = await measure(renderTarget(server.base, saturation(settings)), 1, Math.max(3, Math.floor(settings.seconds / 2)));
   let left = 0;
-  for (const id of backlog) if ((await status(server.base, id)) !== 'completed') left += 1;
+  for (const id of backlog.ids) if ((await status(server.base, id)) !== 'completed') left += 1;
 
   return {
     jobs: BATCH,
-    refusedSubmissions: refused,
+    refusedSubmissions: batch.refused + backlog.refused,
     jobsPerSecond,
     toSync: ratio(jobsPerSecond, syncAlone.requestsPerSecond),
     polls,

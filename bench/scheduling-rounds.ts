@@ -1,0 +1,139 @@
+// The scheduling figures of issue 14 in interleaved rounds, so that a busy
+// machine lands on both sides of each ratio (interleave.ts): every round
+// runs the baseline, synchronous renders at saturation (A), and right after
+// it the three scenarios read against it:
+//   overload  an open loop at 4x this round's saturation rate: admitted
+//             renders' p99 ÷ A's p99 (target ≤ 2);
+//   jobs      JOBS letters submitted as jobs and long-polled to completion:
+//             jobs/s ÷ A's req/s (target ≥ 0.5);
+//   backlog   synchronous renders while BACKLOG jobs wait: their p99 ÷ A's
+//             (target ≤ 1.2). The backlog is drained before the next round,
+//             so that it never runs under the next baseline.
+// Both sides of every ratio are driven by bench/loadgen.ts (microsecond
+// latencies; a closed loop of two requests per thread for the synchronous
+// runs), and the overload rate follows each round's own saturation rate.
+// Around A and the jobs batch the server's thread CPU times are read
+// (thread-cpu.ts): the CPU a job costs against a synchronous render, a
+// figure the machine's load moves far less than a rate.
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import type { ChildServer } from './child.js';
+import { LETTER_JSON } from './documents.js';
+import { spreadOf, type RatioSpread } from './interleave.js';
+import { generateLoad, generateOpenLoad, type LoadResult } from './loadgen.js';
+import { awaitJobs, submitJobs } from './scenarios/jobs.js';
+import { OVERLOAD_FACTOR } from './scenarios/overload.js';
+import { RENDER_HEADERS, RENDER_PATH, saturation } from './scenarios/render.js';
+import type { Settings } from './settings.js';
+import { round } from './stats.js';
+import { threadTimes, type ThreadTimes } from './thread-cpu.js';
+
+/** Jobs in each round's measured batch (issue 14 names 200; fewer keep a round short). */
+export const JOBS = 100;
+/** Jobs waiting while the backlog round's synchronous renders run: more than the pool drains in a round. */
+export const BACKLOG = 200;
+/** Sockets of the overload's open loop (as in scenarios/overload.ts). */
+const MAX_SOCKETS = 256;
+
+export interface SchedulingRound {
+  readonly saturation: { readonly requestsPerSecond: number; readonly p99Ms: number; readonly cpuMsPerRequest: number };
+  readonly overload: { readonly ratePerSecond: number; readonly admittedPerSecond: number; readonly admittedP99Ms: number; readonly rejectedShare: number };
+  readonly jobs: { readonly jobsPerSecond: number; readonly cpuMsPerJob: number; readonly refused: number };
+  readonly backlog: { readonly requestsPerSecond: number; readonly p99Ms: number; readonly jobsLeft: number };
+  readonly ratios: { readonly overloadP99: number; readonly jobsToSync: number; readonly backlogP99: number; readonly jobCpuToSync: number };
+}
+
+export interface SchedulingRatios {
+  readonly rounds: readonly SchedulingRound[];
+  /** Admitted p99 under 4x overload ÷ p99 at saturation (target ≤ 2). */
+  readonly overloadP99: RatioSpread;
+  /** Jobs/s ÷ synchronous req/s (target ≥ 0.5). */
+  readonly jobsToSync: RatioSpread;
+  /** Synchronous p99 while a backlog waits ÷ alone (target ≤ 1.2). */
+  readonly backlogP99: RatioSpread;
+  /** Server CPU per job ÷ per synchronous render (all threads). */
+  readonly jobCpuToSync: RatioSpread;
+  /** 1-minute load average before the first round and after the last. */
+  readonly load: { readonly before: number; readonly after: number };
+}
+
+const ratioOf = (a: number, b: number): number => (b > 0 ? round(a / b, 3) : 0);
+
+function cpuMs(before: ThreadTimes, after: ThreadTimes): number {
+  let sum = 0;
+  for (const [tid, ms] of after) sum += ms - (before.get(tid) ?? 0);
+  return sum;
+}
+
+function renders(server: ChildServer, settings: Settings, seconds: number): Promise<LoadResult> {
+  return generateLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, connections: saturation(settings), seconds });
+}
+
+function ok(result: LoadResult, what: string): { readonly perSecond: number; readonly p99Ms: number; readonly count: number } {
+  const figures = result.byStatus['200'];
+  if (figures === undefined) throw new Error(`${what}: no render succeeded (${JSON.stringify(result.byStatus)})`);
+  return figures;
+}
+
+async function oneRound(server: ChildServer, settings: Settings): Promise<SchedulingRound> {
+  const seconds = settings.roundSeconds;
+  let times = threadTimes(server.pid);
+  const alone = ok(await renders(server, settings, seconds), 'saturation');
+  const syncCpu = cpuMs(times, threadTimes(server.pid)) / alone.count;
+
+  const ratePerSecond = Math.max(1, Math.round(OVERLOAD_FACTOR * alone.perSecond));
+  const flood = await generateOpenLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, ratePerSecond, maxSockets: MAX_SOCKETS, seconds });
+  const admitted = ok(flood, 'overload');
+  const rejectedShare = flood.total > 0 ? round((flood.byStatus['503']?.count ?? 0) / flood.total, 3) : 0;
+
+  times = threadTimes(server.pid);
+  const started = performance.now();
+  const batch = await submitJobs(server.base, JOBS);
+  await awaitJobs(server.base, batch.ids);
+  const jobsPerSecond = round(JOBS / ((performance.now() - started) / 1000), 1);
+  const jobCpu = cpuMs(times, threadTimes(server.pid)) / JOBS;
+
+  const backlog = await submitJobs(server.base, BACKLOG);
+  const during = ok(await renders(server, settings, seconds), 'backlog');
+  let jobsLeft = 0;
+  for (const id of backlog.ids) {
+    const response = await fetch(`${server.base}/api/v1/jobs/${id}`, { headers: { authorization: RENDER_HEADERS.authorization as string } });
+    if (((await response.json()) as { data: { status: string } }).data.status !== 'completed') jobsLeft += 1;
+  }
+  await awaitJobs(server.base, backlog.ids);
+
+  return {
+    saturation: { requestsPerSecond: alone.perSecond, p99Ms: alone.p99Ms, cpuMsPerRequest: round(syncCpu, 3) },
+    overload: { ratePerSecond, admittedPerSecond: admitted.perSecond, admittedP99Ms: admitted.p99Ms, rejectedShare },
+    jobs: { jobsPerSecond, cpuMsPerJob: round(jobCpu, 3), refused: batch.refused + backlog.refused },
+    backlog: { requestsPerSecond: during.perSecond, p99Ms: during.p99Ms, jobsLeft },
+    ratios: {
+      overloadP99: ratioOf(admitted.p99Ms, alone.p99Ms),
+      jobsToSync: ratioOf(jobsPerSecond, alone.perSecond),
+      backlogP99: ratioOf(during.p99Ms, alone.p99Ms),
+      jobCpuToSync: ratioOf(jobCpu, syncCpu),
+    },
+  };
+}
+
+/** One warm-up of renders and a few jobs, then `settings.rounds` rounds; `step` is told of each. */
+export async function schedulingRatios(settings: Settings, server: ChildServer, step: (text: string) => void = () => undefined): Promise<SchedulingRatios> {
+  const before = loadavg()[0] as number;
+  await renders(server, settings, Math.min(settings.warmupSeconds, 2));
+  await awaitJobs(server.base, (await submitJobs(server.base, 20)).ids);
+  const rounds: SchedulingRound[] = [];
+  for (let i = 0; i < settings.rounds; i++) {
+    const r = await oneRound(server, settings);
+    rounds.push(r);
+    step(`scheduling round ${i + 1}/${settings.rounds}: ${JSON.stringify(r.ratios)}`);
+  }
+  const pick = (key: keyof SchedulingRound['ratios']) => spreadOf(rounds.map((r) => r.ratios[key]));
+  return {
+    rounds,
+    overloadP99: pick('overloadP99'),
+    jobsToSync: pick('jobsToSync'),
+    backlogP99: pick('backlogP99'),
+    jobCpuToSync: pick('jobCpuToSync'),
+    load: { before: round(before, 2), after: round(loadavg()[0] as number, 2) },
+  };
+}
