@@ -137,9 +137,8 @@ async function main(): Promise<void> {
     results.searchEmbedded = { vectors, fillMs, hnswBuildWaitMs: indexMs, ...(await searchLatency(server.base, { collection: 'big' })) };
 
     step(`fill pgvector (PGlite) with ${pgVectors} vectors`);
-    const pg = new PgvectorStores(new AddressPolicy(['127.0.0.1']));
-    const collections = await pg.at({ endpoint, apiKey: null });
-    const pgFillMs = await fill((document) => collections.write(key, model, document), pgVectors, 200);
+    const pg = new PgvectorStores(new AddressPolicy(['127.0.0.1']), { maxPools: 1, poolSize: 4, idleMs: 30_000 });
+    const pgFillMs = await pg.use({ endpoint, apiKey: null }, (collections) => fill((document) => collections.write(key, model, document), pgVectors, 200));
     await pg.close();
     step(`search pgvector, ${SEARCHES} requests one at a time`);
     results.searchPgvector = { vectors: pgVectors, engine: 'PGlite 0.5.14 (PostgreSQL in WebAssembly) + pgvector, over loopback TCP', fillMs: pgFillMs, ...(await searchLatency(server.base, { backend: 'pgvector', collection: 'big', endpoint })) };

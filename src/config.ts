@@ -46,6 +46,9 @@ const EnvSchema = v.object({
   PLATEN_PRO_WEIGHT: v.optional(integer(1, 1000), '1'),
   PLATEN_ENTERPRISE_WEIGHT: v.optional(integer(1, 1000), '1'),
   PLATEN_TIMEOUT_MS: v.optional(integer(100, 3_600_000), '60000'),
+  PLATEN_PGVECTOR_MAX_POOLS: v.optional(integer(1, 10_000), '16'),
+  PLATEN_PGVECTOR_POOL_SIZE: v.optional(integer(1, 100), '4'),
+  PLATEN_PGVECTOR_IDLE_MS: v.optional(integer(100, 3_600_000), '30000'),
   // At most 8 s: uWS closes a silent connection itself 8 to 12 s after its last byte (its 10 s idle
   // timeout on a 4 s tick), unanswered, so a longer body timeout would never fire.
   PLATEN_BODY_TIMEOUT_MS: v.optional(integer(100, 8000), '5000'),
@@ -180,6 +183,8 @@ export interface Config {
   readonly ipRpm: number;
   readonly authFailuresPerMinute: number;
   readonly shutdownGraceMs: number;
+  /** pgvector connection pools: how many are kept, their connections, and how long an idle connection stays open. */
+  readonly pgvectorPools: { readonly maxPools: number; readonly poolSize: number; readonly idleMs: number };
   /** Longest silence while a request body is still arriving; past it 408 body-timeout (PLATEN_BODY_TIMEOUT_MS). */
   readonly bodyTimeoutMs: number;
   /** Pages one render may produce: a work budget, so a small request cannot hold a worker until the timeout. */
@@ -355,6 +360,7 @@ function fromEnv(env: Env, proxyEnv: Readonly<Record<string, string | undefined>
     ipRpm: env.PLATEN_IP_RPM,
     authFailuresPerMinute: env.PLATEN_AUTH_FAILURES_PER_MIN,
     shutdownGraceMs: env.PLATEN_SHUTDOWN_GRACE_MS,
+    pgvectorPools: Object.freeze({ maxPools: env.PLATEN_PGVECTOR_MAX_POOLS, poolSize: env.PLATEN_PGVECTOR_POOL_SIZE, idleMs: env.PLATEN_PGVECTOR_IDLE_MS }),
     bodyTimeoutMs: env.PLATEN_BODY_TIMEOUT_MS,
     maxPages: env.PLATEN_MAX_PAGES,
     readWorkBudget: env.PLATEN_READ_WORK_BUDGET,

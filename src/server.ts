@@ -125,6 +125,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     sealingKey: config.vectorStoreKey,
     redis: backends.redis,
     logger,
+    pgPools: config.pgvectorPools,
   });
   const { jobs, runner, idempotency, sessions, approvals: approvalStore } = backends;
   // The approval flow exists only when some operation needs approval.

@@ -21,8 +21,9 @@ export function indexDocument(stores: VectorStores, provider: EmbeddingsProvider
     const { dimensions, vectors } = await vectorsOf(plan, provider, context.signal);
     let written: number;
     try {
-      const collections = await stores.forIndex(plan.vector_store);
-      written = plan.chunks.length === 0 ? 0 : await collections.write(key, { model: plan.model, dimensions }, { documentId: plan.document_id, namespace: plan.namespace, upsert: plan.upsert, chunks: plan.chunks, vectors });
+      written = await stores.usingIndex(plan.vector_store, async (collections) =>
+        plan.chunks.length === 0 ? 0 : collections.write(key, { model: plan.model, dimensions }, { documentId: plan.document_id, namespace: plan.namespace, upsert: plan.upsert, chunks: plan.chunks, vectors }),
+      );
       await stores.remember(key, plan.vector_store);
     } catch (error) {
       if (error instanceof ModelMismatch) {

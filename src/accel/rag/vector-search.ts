@@ -35,13 +35,14 @@ export function searchCollection(deps: SearchDeps) {
           : `You have no pgvector collection "${key.name}" this server knows of; index into it first, or name its vector_store.endpoint.`,
     });
     try {
-      const collections = await deps.stores.forSearch(key, plan.vector_store);
-      if (collections === undefined) throw notFound;
-      const model = await collections.model(key);
-      if (model === undefined) throw notFound;
-      const vector = await embedQuery(deps, context, plan.query, model);
-      const results = await collections.search(key, { vector, topK: plan.top_k, minScore: plan.min_score, namespace: plan.namespace, filter: plan.filter });
-      return encoder.encode(JSON.stringify({ results, model: model.model, collection: key.name, namespace: plan.namespace, took_ms: Math.round(performance.now() - context.receivedAt) }));
+      return await deps.stores.usingSearch(key, plan.vector_store, async (collections) => {
+        if (collections === undefined) throw notFound;
+        const model = await collections.model(key);
+        if (model === undefined) throw notFound;
+        const vector = await embedQuery(deps, context, plan.query, model);
+        const results = await collections.search(key, { vector, topK: plan.top_k, minScore: plan.min_score, namespace: plan.namespace, filter: plan.filter });
+        return encoder.encode(JSON.stringify({ results, model: model.model, collection: key.name, namespace: plan.namespace, took_ms: Math.round(performance.now() - context.receivedAt) }));
+      });
     } catch (error) {
       throw storeProblem(error);
     }

@@ -8,13 +8,16 @@
 // (vector_cosine_ops). Table names are digests of the owner and the
 // collection's name, so two clients sharing one database never share a table.
 // Connections go to the address the AddressPolicy checked (no second DNS
-// lookup); pools are kept per endpoint and credentials, and closed with the
-// server. Errors become VectorStoreFailure (502) with a detail that names the
+// lookup); pools are kept per endpoint and credentials, at most
+// PLATEN_PGVECTOR_MAX_POOLS of them (least recently used out, lease-cache.ts),
+// each of at most PLATEN_PGVECTOR_POOL_SIZE connections that close after
+// PLATEN_PGVECTOR_IDLE_MS unused, and all closed with the server. Errors become VectorStoreFailure (502) with a detail that names the
 // failure but never the password; what PostgreSQL said goes to the log.
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { FilterTerm } from '../../../workers/protocol.js';
 import type { AddressPolicy } from './address-policy.js';
+import { LeaseCache } from './lease-cache.js';
 import { headingsMatch, ModelMismatch, VectorStoreFailure, type CollectionKey, type CollectionModel, type DocumentWrite, type SearchHit, type SearchQuery, type VectorCollections } from './collections.js';
 
 /** pg's own limit is 65,535 parameters; rows of 11 go in batches well under it. */
@@ -27,31 +30,44 @@ export interface PgEndpoint {
   readonly apiKey: string | null;
 }
 
+/** How many pools, of how many connections, idle for how long (PLATEN_PGVECTOR_MAX_POOLS, _POOL_SIZE, _IDLE_MS). */
+export interface PgPoolLimits {
+  readonly maxPools: number;
+  readonly poolSize: number;
+  readonly idleMs: number;
+}
+
 export class PgvectorStores {
-  readonly #pools = new Map<string, Promise<PgCollections>>();
+  readonly #pools: LeaseCache<PgCollections>;
   readonly #policy: AddressPolicy;
+  readonly #limits: PgPoolLimits;
 
-  constructor(policy: AddressPolicy) {
+  constructor(policy: AddressPolicy, limits: PgPoolLimits) {
     this.#policy = policy;
+    this.#limits = limits;
+    this.#pools = new LeaseCache({
+      capacity: limits.maxPools,
+      close: (collections) => collections.close(),
+    });
   }
 
-  /** The collections at an endpoint; AddressDenied when its host is not one this server may reach. */
-  at(target: PgEndpoint): Promise<PgCollections> {
+  /** Pools kept now (at most PLATEN_PGVECTOR_MAX_POOLS). */
+  get poolCount(): number {
+    return this.#pools.size;
+  }
+
+  /**
+   * Runs `work` with the collections at an endpoint, its pool leased until
+   * `work` settles; AddressDenied when the host is not one this server may reach.
+   */
+  use<R>(target: PgEndpoint, work: (collections: PgCollections) => Promise<R>): Promise<R> {
     const id = createHash('sha256').update(`${target.endpoint}\u0000${target.apiKey ?? ''}`).digest('hex');
-    let collections = this.#pools.get(id);
-    if (collections === undefined) {
-      collections = this.#connect(target);
-      this.#pools.set(id, collections);
-      // A refused address is not remembered: the policy may be asked again (and the deployment may allow it).
-      collections.catch(() => this.#pools.delete(id));
-    }
-    return collections;
+    // A refused address is not remembered (LeaseCache keeps no failed opening): the policy is asked again.
+    return this.#pools.use(id, () => this.#connect(target), work);
   }
 
-  async close(): Promise<void> {
-    const all = [...this.#pools.values()];
-    this.#pools.clear();
-    await Promise.all(all.map((p) => p.then((c) => c.close(), () => undefined)));
+  close(): Promise<void> {
+    return this.#pools.close();
   }
 
   async #connect(target: PgEndpoint): Promise<PgCollections> {
@@ -66,8 +82,8 @@ export class PgvectorStores {
       user: decodeURIComponent(url.username) || 'postgres',
       ...(target.apiKey === null ? {} : { password: target.apiKey }),
       ssl: sslmode === 'disable' ? false : { servername: hostname, rejectUnauthorized: sslmode === 'verify-full' },
-      max: 4,
-      idleTimeoutMillis: 30_000,
+      max: this.#limits.poolSize,
+      idleTimeoutMillis: this.#limits.idleMs,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       statement_timeout: STATEMENT_TIMEOUT_MS,
       application_name: 'platen',

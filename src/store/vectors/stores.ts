@@ -9,7 +9,7 @@ import { AddressPolicy } from './address-policy.js';
 import type { CollectionKey, VectorCollections } from './collections.js';
 import { MemoryConnectionBook, RedisConnectionBook, type ConnectionBook } from './connection-book.js';
 import { EmbeddedVectorStore } from './embedded.js';
-import { PgvectorStores, type PgEndpoint } from './pgvector.js';
+import { PgvectorStores, type PgEndpoint, type PgPoolLimits } from './pgvector.js';
 
 export interface VectorStoresOptions {
   readonly dataDir: string;
@@ -18,6 +18,7 @@ export interface VectorStoresOptions {
   readonly sealingKey: Buffer | undefined;
   readonly redis: RedisConnection | undefined;
   readonly logger: Logger;
+  readonly pgPools: PgPoolLimits;
 }
 
 export class VectorStores {
@@ -27,7 +28,7 @@ export class VectorStores {
 
   constructor(options: VectorStoresOptions) {
     this.embedded = new EmbeddedVectorStore({ dataDir: options.dataDir, indexMinRows: options.indexMinRows, logger: options.logger });
-    this.#pgvector = new PgvectorStores(new AddressPolicy(options.allow));
+    this.#pgvector = new PgvectorStores(new AddressPolicy(options.allow), options.pgPools);
     if (options.redis !== undefined && options.sealingKey !== undefined) {
       this.#book = new RedisConnectionBook(options.redis, options.sealingKey);
     } else {
@@ -38,21 +39,30 @@ export class VectorStores {
     }
   }
 
-  /** Where an index request writes; a pgvector endpoint is remembered for the owner's collection once written (remember). */
-  async forIndex(ref: VectorStoreRef): Promise<VectorCollections> {
-    if (ref.backend === 'embedded') return this.embedded;
-    return this.#pgvector.at(endpointOf(ref));
+  /** pgvector pools kept now (at most PLATEN_PGVECTOR_MAX_POOLS). */
+  get pgvectorPools(): number {
+    return this.#pgvector.poolCount;
+  }
+
+  /**
+   * Runs `work` with where an index request writes (a pgvector pool stays
+   * leased until `work` settles); a pgvector endpoint is remembered for the
+   * owner's collection once written (remember).
+   */
+  usingIndex<R>(ref: VectorStoreRef, work: (collections: VectorCollections) => Promise<R>): Promise<R> {
+    if (ref.backend === 'embedded') return work(this.embedded);
+    return this.#pgvector.use(endpointOf(ref), work);
   }
 
   async remember(key: CollectionKey, ref: VectorStoreRef): Promise<void> {
     if (ref.backend === 'pgvector') await this.#book.remember(key, endpointOf(ref));
   }
 
-  /** Where a search request looks: undefined when it names no endpoint and none is remembered for the collection. */
-  async forSearch(key: CollectionKey, ref: VectorStoreRef): Promise<VectorCollections | undefined> {
-    if (ref.backend === 'embedded') return this.embedded;
+  /** Runs `work` with where a search request looks: undefined when it names no endpoint and none is remembered for the collection. */
+  async usingSearch<R>(key: CollectionKey, ref: VectorStoreRef, work: (collections: VectorCollections | undefined) => Promise<R>): Promise<R> {
+    if (ref.backend === 'embedded') return work(this.embedded);
     const target = ref.endpoint === null ? await this.#book.recall(key) : endpointOf(ref);
-    return target === undefined ? undefined : this.#pgvector.at(target);
+    return target === undefined ? work(undefined) : this.#pgvector.use(target, work);
   }
 
   async close(): Promise<void> {
