@@ -17,13 +17,14 @@
 import * as v from 'valibot';
 import type { DocOpsOptions } from '../protocol.js';
 import { OpenFailure, openForm, type FormDocument } from '../seams/pdf-form.js';
-import { inWinAnsi, missingCharacters } from '../seams/pdf-form-appearance.js';
+import { inWinAnsi, missingCharacters, undrawableCharacters } from '../seams/pdf-form-appearance.js';
 import { dejavu } from '../render/fonts.js';
 import { scriptFaces } from '../render/script-fonts.js';
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { openFailure } from '../task/open-failure.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { NO_DECODED_CAP, Password } from './fields.js';
+import { fieldTextDrawer } from './field-text.js';
 import { checkValues } from './form-values.js';
 
 /** Fields in one request: far more than any form has, bounded so a request cannot ask for unbounded work. */
@@ -54,12 +55,13 @@ export const fillForm = binaryTask(FillFormRequest, async (request: FillFormRequ
     throw openFailure(error, 'pdf', 'password');
   }
   refuseDocument(form, request);
-  const { values, errors } = checkValues(request.fields, form, request.force, (text) => missingCharacters(text, fonts));
+  const { values, errors } = checkValues(request.fields, form, request.force, (text) => undrawableCharacters(text, fonts));
   if (errors.length > 0) {
     const detail = errors.length === 1 ? `${errors[0]?.field}: ${errors[0]?.message}` : `${errors.length} fields cannot be filled as sent; errors[] names each.`;
     throw new TaskFailure('invalid', detail, errors);
   }
-  await form.fill(values);
+  // pdf-lib draws a value one font has, left to right; the render engine's layout the rest (field-text.ts).
+  await form.fill(values, fieldTextDrawer((text) => missingCharacters(text, fonts).length === 0));
   return { bytes: await form.save({ flatten: request.flatten }), mediaType: 'application/pdf' };
 }, { binaryFields: ['pdf'] });
 

@@ -136,7 +136,7 @@ function choiceValue(info: FormFieldInfo, value: unknown, missing: (text: string
 
 function unsupportedMessage(characters: readonly string[]): Problem {
   const listed = characters.slice(0, QUOTED_OPTIONS).map((c) => `"${c}" (U+${(c.codePointAt(0) as number).toString(16).toUpperCase().padStart(4, '0')})`);
-  return { code: 'UNSUPPORTED_CHARACTERS', message: `No one font the form can use (Helvetica, DejaVu Sans, the Noto face for the script) draws ${listed.join(', ')} with the rest of the value; a field is drawn in one font.` };
+  return { code: 'UNSUPPORTED_CHARACTERS', message: `No font the form can use (Helvetica, DejaVu Sans, the Noto faces of the scripts) draws ${listed.join(', ')}; send the value without these characters.` };
 }
 
 function quote(items: readonly string[]): string {

@@ -102,6 +102,8 @@ function inflateTable(data: Uint8Array, length: number, index: number): Uint8Arr
 type Woff2Decoder = (bytes: Uint8Array) => Promise<Uint8Array>;
 let woff2Decoder: Woff2Decoder | undefined;
 
+let woff2Queue: Promise<unknown> = Promise.resolve();
+
 async function decodeWoff2(bytes: Uint8Array, maxBytes: number): Promise<Uint8Array> {
   if (bytes.byteLength < 48) throw new FontError('the WOFF2 header is truncated');
   const declared = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(16); // totalSfntSize
@@ -110,10 +112,15 @@ async function decodeWoff2(bytes: Uint8Array, maxBytes: number): Promise<Uint8Ar
     throw new FontError(`the WOFF2 font declares ${declared} bytes unpacked; WOFF2 fonts over ${WOFF2_MAX_DECODED} bytes unpacked are not supported: send the TrueType or OpenType font instead`);
   }
   woff2Decoder ??= createRequire(import.meta.url)('wawoff2/decompress.js') as Woff2Decoder;
+  // The decoder answers with a view into its own heap, which its next call
+  // reuses (or detaches, growing it): copied out, and one call at a time, or
+  // a second decode started before the first's copy overwrote it (fill-form
+  // loading the Devanagari and Chinese faces at once got a non-font back).
+  const decoding = woff2Queue.then(async () => (await (woff2Decoder as Woff2Decoder)(bytes)).slice());
+  woff2Queue = decoding.catch(() => undefined);
   let sfnt: Uint8Array;
   try {
-    // The decoder answers with a view into its own heap, which its next call reuses (or detaches, growing it): copied out.
-    sfnt = (await woff2Decoder(bytes)).slice();
+    sfnt = await decoding;
   } catch {
     throw new FontError('the WOFF2 data does not decode (damaged or truncated)');
   }

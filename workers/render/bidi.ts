@@ -45,6 +45,19 @@ export function visualSegment(text: string, level: number): string {
 }
 
 /**
+ * The font runs of a segment visualSegment prepared, in drawing order. A
+ * right-to-left segment with right-to-left letters is in logical order and
+ * fontkit reverses each run of a right-to-left script; but a segment whose
+ * characters fall into several fonts ("ו-": the letter in DejaVu, the
+ * hyphen in Helvetica) also needs its runs in reverse order, and its runs
+ * without such a letter reversed, or the hyphen lands on the wrong side.
+ */
+export function visualRuns<R extends { readonly text: string }>(runs: R[], level: number): R[] {
+  if ((level & 1) === 0 || runs.length < 2 || !runs.some((run) => RTL_LETTER.test(run.text))) return runs;
+  return runs.reverse().map((run) => (RTL_LETTER.test(run.text) ? run : { ...run, text: [...run.text].reverse().join('') }));
+}
+
+/**
  * Items of a line in visual order (L2): from the highest level down to the
  * lowest odd one, every maximal sequence at that level or above is reversed.
  */

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Document, Font } from '../seams/pdf.js';
+import type { Font, FontSource } from '../seams/pdf.js';
 import { registeredFont } from './registered-fonts.js';
 import { scriptFaces, type ScriptFace } from './script-fonts.js';
 
@@ -115,7 +115,7 @@ export class FontBook {
   readonly #scriptFaces: readonly ScriptFace[];
 
   constructor(
-    private readonly doc: Document,
+    private readonly doc: FontSource,
     /** The client's registered fonts: family → file (RenderOptions.fonts). */
     private readonly registered?: Readonly<Record<string, string>>,
     /**

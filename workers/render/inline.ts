@@ -13,7 +13,7 @@
 // for right-to-left text, taking it for visual). A line whose shaping put
 // glyphs out of character order (Indic vowel signs, Thai marks) carries its
 // text for /ActualText instead.
-import { paragraphLevels, reorder, visualSegment, type Direction } from './bidi.js';
+import { paragraphLevels, reorder, visualRuns, visualSegment, type Direction } from './bidi.js';
 import type { PageCanvas, Rgb } from './canvas.js';
 import type { FontBook, FontChoice, Run } from './fonts.js';
 import { breakOpportunities } from './line-breaks.js';
@@ -221,7 +221,7 @@ function* segments(word: string, at: number, breaks: ReadonlySet<number> | undef
  * the text as sent.
  */
 function measure(word: string, style: TextStyle, width: number, fonts: FontBook, level = 0, logical = word): Piece[] {
-  const runs = fonts.runs(word, style);
+  const runs = visualRuns(fonts.runs(word, style), level);
   const total = runs.reduce((sum, run) => sum + run.font.widthOf(run.text, style.size), 0);
   if (total <= width) return [level === 0 ? { runs, width: total, style } : { runs, width: total, style, level, text: logical }];
   const pieces: Piece[] = [];
@@ -230,14 +230,14 @@ function measure(word: string, style: TextStyle, width: number, fonts: FontBook,
   for (const char of word) {
     const w = fonts.runs(char, style).reduce((sum, run) => sum + run.font.widthOf(run.text, style.size), 0);
     if (chars !== '' && charsWidth + w > width) {
-      pieces.push({ runs: fonts.runs(chars, style), width: charsWidth, style, level });
+      pieces.push({ runs: visualRuns(fonts.runs(chars, style), level), width: charsWidth, style, level });
       chars = '';
       charsWidth = 0;
     }
     chars += char;
     charsWidth += w;
   }
-  if (chars !== '') pieces.push({ runs: fonts.runs(chars, style), width: charsWidth, style, level });
+  if (chars !== '') pieces.push({ runs: visualRuns(fonts.runs(chars, style), level), width: charsWidth, style, level });
   return pieces;
 }
 
@@ -281,7 +281,7 @@ export function makeLine(units: Unit[], width: number, last: boolean, fallbackSt
  * Khmer and Myanmar marks drawn with no advance over the glyph before them
  * (poppler placed a Thai tone mark at the end of a line on the next line).
  */
-const REORDERED_SCRIPTS = /[\u0900-\u0eff\u1000-\u109f\u1780-\u17ff]/;
+export const REORDERED_SCRIPTS = /[\u0900-\u0eff\u1000-\u109f\u1780-\u17ff]/;
 
 const pieceText = (piece: Piece): string => piece.text ?? piece.runs.map((run) => run.text).join('');
 

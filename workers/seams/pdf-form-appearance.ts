@@ -4,7 +4,9 @@
 // character is in WinAnsiEncoding, else the first fallback font that has
 // every character of the field (DejaVu Sans, then the render engine's Noto
 // face for the script), embedded as a subset of the glyphs used. A field is
-// drawn in one font, as pdf-lib's appearance providers draw it.
+// drawn in one font, as pdf-lib's appearance providers draw it, unless the
+// caller's layout (pdf-form-text.ts) takes the value: right-to-left text,
+// scripts shaped out of order, and values that need several fonts.
 //
 // One correction to pdf-lib: for a multi-line field with automatic font
 // size (a /DA size of 0), its size search counts a word wider than the box
@@ -13,6 +15,8 @@
 // largest of 12 pt down to 4 pt at which the wrapped text fits the box.
 import { PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFName, PDFOptionList, PDFRadioGroup, PDFTextField, StandardFonts, type PDFField, type PDFFont, type PDFWidgetAnnotation } from '@cantoo/pdf-lib';
 import { fontkitShim, parseFont } from './fonts-parse.js';
+import { DocumentFonts } from './pdf.js';
+import { drawTextField, type DrawFieldText } from './pdf-form-text.js';
 
 /** WinAnsiEncoding's characters beyond Latin-1 (ISO 32000-2 Annex D.2), the 0x80-0x9F block. */
 const WIN_ANSI_EXTRA = new Set([...'€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ'].map((c) => c.codePointAt(0) as number));
@@ -21,6 +25,17 @@ const LAYOUT = new Set([0x0a, 0x0d, 0x09]);
 /** Whether Helvetica (a standard font, WinAnsiEncoding) can draw it; tab and line breaks are layout, not drawn. */
 export function inWinAnsi(codePoint: number): boolean {
   return (codePoint >= 0x20 && codePoint <= 0x7e) || (codePoint >= 0xa0 && codePoint <= 0xff) || WIN_ANSI_EXTRA.has(codePoint) || LAYOUT.has(codePoint);
+}
+
+/** The characters of `text` no font at all has: neither Helvetica's WinAnsi nor any fallback font. Each once. */
+export function undrawableCharacters(text: string, fallbackFonts: readonly Uint8Array[]): string[] {
+  const missing = new Set<string>();
+  for (const char of text) {
+    const codePoint = char.codePointAt(0) as number;
+    if (inWinAnsi(codePoint) || fallbackFonts.some((bytes) => parseFont(bytes).covers(codePoint))) continue;
+    missing.add(char);
+  }
+  return [...missing];
 }
 
 /**
@@ -43,18 +58,30 @@ export function missingCharacters(text: string, fallbackFonts: readonly Uint8Arr
 
 export class FormAppearances {
   #helvetica: PDFFont | undefined;
-  /** The fallback fonts embedded so far, by their bytes. */
-  readonly #fallbacks = new Map<Uint8Array, PDFFont>();
+  /** Every font an appearance uses, for the form's /DR. */
+  readonly #used = new Set<PDFFont>();
+  /** The document's fonts, each embedded once whichever path draws with it. */
+  readonly #fonts: DocumentFonts;
 
   constructor(
     private readonly doc: PDFDocument,
     private readonly fallbackFonts: readonly Uint8Array[],
+    /** The caller's layout for the values pdf-lib cannot draw (pdf-form-text.ts). */
+    private readonly drawText?: DrawFieldText,
   ) {
     doc.registerFontkit(fontkitShim as never);
+    this.#fonts = new DocumentFonts(doc);
   }
 
   /** Draws the field's widgets as its value now is. */
   async update(field: PDFField): Promise<void> {
+    if (field instanceof PDFTextField && this.drawText !== undefined) {
+      const used = await drawTextField(this.doc, field, this.#fonts, this.drawText);
+      if (used !== undefined) {
+        for (const font of used) this.#used.add(font);
+        return;
+      }
+    }
     if (field instanceof PDFTextField) {
       const font = await this.#fontFor([field.getText() ?? '']);
       if (field.isMultiline()) for (const widget of field.acroField.getWidgets()) fixMultilineSize(field, widget, font);
@@ -83,20 +110,21 @@ export class FormAppearances {
       fonts = context.obj({});
       resources.set(PDFName.of('Font'), fonts);
     }
-    for (const font of [this.#helvetica, ...this.#fallbacks.values()]) if (font !== undefined) fonts.set(PDFName.of(font.name), font.ref);
+    for (const font of this.#used) fonts.set(PDFName.of(font.name), font.ref);
   }
 
   async #fontFor(texts: readonly string[]): Promise<PDFFont> {
     const winAnsi = texts.every((text) => [...text].every((char) => inWinAnsi(char.codePointAt(0) as number)));
-    if (winAnsi) return (this.#helvetica ??= this.doc.embedStandardFont(StandardFonts.Helvetica));
-    // The values were checked (missingCharacters): one of the fonts has every character; the first one if not.
+    if (winAnsi) {
+      this.#helvetica ??= this.#fonts.native(this.#fonts.standardFont(StandardFonts.Helvetica).key);
+      this.#used.add(this.#helvetica);
+      return this.#helvetica;
+    }
+    // The text values that no one font draws went to drawText; for the rest one of the fonts has every character; the first one if not.
     const chars = texts.flatMap((text) => [...text]).filter((char) => !LAYOUT.has(char.codePointAt(0) as number));
     const bytes = this.fallbackFonts.find((candidate) => chars.every((char) => parseFont(candidate).covers(char.codePointAt(0) as number))) ?? (this.fallbackFonts[0] as Uint8Array);
-    let font = this.#fallbacks.get(bytes);
-    if (font === undefined) {
-      const parsed = parseFont(bytes);
-      this.#fallbacks.set(bytes, (font = await this.doc.embedFont(parsed.bytes, { subset: true, customName: parsed.subsetName })));
-    }
+    const font = (await this.#fonts.embedded(bytes)).native;
+    this.#used.add(font);
     return font;
   }
 }

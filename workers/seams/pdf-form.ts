@@ -11,9 +11,11 @@
 // signed form in a viewer. Any other document is written afresh.
 import { PDFAcroCheckBox, PDFAcroSignature, PDFArray, PDFBool, PDFString, PDFButton, PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFHexString, PDFName, PDFNumber, PDFOptionList, PDFRadioGroup, PDFSignature, PDFTextField, type PDFField } from '@cantoo/pdf-lib';
 import { FormAppearances } from './pdf-form-appearance.js';
+import type { DrawFieldText } from './pdf-form-text.js';
 import { OpenFailure, openSource } from './pdf-structure.js';
 
 export { OpenFailure };
+export type { DrawFieldText, FieldTextBox, FieldTextDrawing } from './pdf-form-text.js';
 
 export type FormFieldKind = 'text' | 'checkbox' | 'radio' | 'combo' | 'list' | 'button' | 'signature';
 
@@ -65,8 +67,10 @@ export interface FormDocument {
    * Writes the values with their appearances (fonts: Helvetica where the
    * text is WinAnsi, else the fallback font, embedded as a subset); fields
    * without an appearance get one too; NeedAppearances becomes false.
+   * `drawText` lays out the text values pdf-lib cannot draw (right-to-left,
+   * several fonts: pdf-form-text.ts).
    */
-  fill(values: ReadonlyMap<string, FormValue>): Promise<void>;
+  fill(values: ReadonlyMap<string, FormValue>, drawText?: DrawFieldText): Promise<void>;
   /** The whole file: the original plus an incremental update when signed, else a fresh file. */
   save(options: { readonly flatten: boolean }): Promise<Uint8Array>;
 }
@@ -121,12 +125,12 @@ class PdfLibForm implements FormDocument {
     this.encrypted = doc.isEncrypted;
   }
 
-  async fill(values: ReadonlyMap<string, FormValue>): Promise<void> {
+  async fill(values: ReadonlyMap<string, FormValue>, drawText?: DrawFieldText): Promise<void> {
     const form = this.doc.getForm();
     // A hybrid form's XFA would make XFA viewers (Acrobat) show its own,
     // unchanged data instead of the values written here.
     if (this.xfa === 'hybrid') form.deleteXFA();
-    const appearances = new FormAppearances(this.doc, this.fallbackFonts);
+    const appearances = new FormAppearances(this.doc, this.fallbackFonts, drawText);
     for (const [name, value] of values) {
       const field = this.#byName.get(name);
       if (field === undefined) throw new Error(`pdf-form: no field ${name}`);

@@ -70,10 +70,14 @@ export interface Metadata {
   readonly language?: string;
 }
 
-export interface Document {
+/** Where text gets its fonts: a document being built, or a filled form's appearance streams (pdf-form-text.ts). */
+export interface FontSource {
   standardFont(name: string): Font;
   /** A TrueType/OpenType font; parsed once per worker per content hash, subset when saved. Rejects with FontError. */
   customFont(bytes: Uint8Array): Promise<Font>;
+}
+
+export interface Document extends FontSource {
   png(bytes: Uint8Array): Promise<Image>;
   jpeg(bytes: Uint8Array): Promise<Image>;
   addPage(content: PageContent): void;
@@ -97,39 +101,43 @@ function deflate(contents: string | Uint8Array): Buffer {
   return out;
 }
 
-// --- the document ---------------------------------------------------------
+// --- fonts -----------------------------------------------------------------
 
-class PdfLibDocument implements Document {
+/**
+ * The fonts of one pdf-lib document, each embedded once (a custom one as a
+ * subset of the glyphs its texts encode) under a key unique in the
+ * document: F1, F2, ... A new document's pages use them, and so do the
+ * appearance streams of a filled form (pdf-form-text.ts), whose text the
+ * render engine lays out.
+ */
+export class DocumentFonts implements FontSource {
   readonly #standard = new Map<string, StandardFont>();
   readonly #custom = new Map<ParsedFont, CustomFont>();
-  /** Page resources by key: fonts and images. */
-  readonly #refs = new Map<string, PDFRef>();
-  #fonts = 0;
-  #images = 0;
+  readonly #natives = new Map<string, PDFFont>();
+  #count = 0;
 
-  constructor(
-    private readonly doc: PDFDocument,
-    /** Content streams are Flate-encoded when compressing. */
-    private readonly compress: boolean,
-    /** PDF/A-2 level to write (output.pdf_a), or undefined for plain PDF. */
-    private readonly pdfA: PdfALevel | undefined,
-    /** The creation date written to Info; PDF/A's XMP repeats it, and ModDate equals it. */
-    private readonly createdAt: Date,
-  ) {}
+  constructor(private readonly doc: PDFDocument) {
+    doc.registerFontkit(fontkitShim as never);
+  }
 
   standardFont(name: string): Font {
     let font = this.#standard.get(name);
     if (font === undefined) {
       const native = this.doc.embedStandardFont(name as StandardFonts);
       const ascent = native.heightAtSize(1, { descender: false });
-      font = new StandardFont(name, this.#nextFontKey(), ascent, native.heightAtSize(1) - ascent, metricsOf(name, native));
-      this.#refs.set(font.key, native.ref);
+      font = new StandardFont(name, this.#nextKey(), ascent, native.heightAtSize(1) - ascent, metricsOf(name, native));
+      this.#natives.set(font.key, native);
       this.#standard.set(name, font);
     }
     return font;
   }
 
   async customFont(bytes: Uint8Array): Promise<Font> {
+    return this.embedded(bytes);
+  }
+
+  /** customFont with pdf-lib's font object, for the form seam, whose appearance providers take one. */
+  async embedded(bytes: Uint8Array): Promise<CustomFont> {
     const parsed = parseFont(bytes);
     let font = this.#custom.get(parsed);
     if (font === undefined) {
@@ -142,11 +150,66 @@ class PdfLibDocument implements Document {
       }
       const f = parsed.font;
       const em = f.unitsPerEm;
-      font = new CustomFont(native, parsed, parsed.name, this.#nextFontKey(), f.ascent / em, -f.descent / em);
-      this.#refs.set(font.key, native.ref);
+      font = new CustomFont(native, parsed, parsed.name, this.#nextKey(), f.ascent / em, -f.descent / em);
+      this.#natives.set(font.key, native);
       this.#custom.set(parsed, font);
     }
     return font;
+  }
+
+  /** pdf-lib's font object behind a key this document gave out. */
+  native(key: string): PDFFont {
+    const native = this.#natives.get(key);
+    if (native === undefined) throw new Error(`pdf: no font ${key} in this document`);
+    return native;
+  }
+
+  /**
+   * pdf-lib embeds fonts when saving: subsetting reads the glyph outlines
+   * used, which no earlier step read. Embedding them first, one by one,
+   * says which font failed; a failure is the font's, not ours.
+   */
+  async embedAll(): Promise<void> {
+    for (const font of this.#custom.values()) {
+      try {
+        await font.native.embed();
+      } catch (error) {
+        throw new FontError(`the font "${font.name}" cannot be embedded in a PDF: a glyph or table the subset needs is damaged; try another build of the font`, libraryText(error));
+      }
+    }
+  }
+
+  #nextKey(): string {
+    return `F${++this.#count}`;
+  }
+}
+
+// --- the document ---------------------------------------------------------
+
+class PdfLibDocument implements Document {
+  readonly #fonts: DocumentFonts;
+  /** Page resources by key: images. */
+  readonly #refs = new Map<string, PDFRef>();
+  #images = 0;
+
+  constructor(
+    private readonly doc: PDFDocument,
+    /** Content streams are Flate-encoded when compressing. */
+    private readonly compress: boolean,
+    /** PDF/A-2 level to write (output.pdf_a), or undefined for plain PDF. */
+    private readonly pdfA: PdfALevel | undefined,
+    /** The creation date written to Info; PDF/A's XMP repeats it, and ModDate equals it. */
+    private readonly createdAt: Date,
+  ) {
+    this.#fonts = new DocumentFonts(doc);
+  }
+
+  standardFont(name: string): Font {
+    return this.#fonts.standardFont(name);
+  }
+
+  async customFont(bytes: Uint8Array): Promise<Font> {
+    return this.#fonts.customFont(bytes);
   }
 
   async png(bytes: Uint8Array): Promise<Image> {
@@ -174,7 +237,7 @@ class PdfLibDocument implements Document {
     const page: PDFPage = this.doc.addPage([content.width, content.height]);
     const node = page.node;
     const context = this.doc.context;
-    for (const font of content.fonts) node.setFontDictionary(PDFName.of(font.key), this.#refs.get(font.key) as PDFRef);
+    for (const font of content.fonts) node.setFontDictionary(PDFName.of(font.key), this.#fonts.native(font.key).ref);
     for (const image of content.images) node.setXObject(PDFName.of(image.key), this.#refs.get(image.key) as PDFRef);
     node.addContentStream(context.register(this.compress ? context.flateStream(content.operators) : context.stream(content.operators)));
     for (const link of content.links) {
@@ -202,16 +265,7 @@ class PdfLibDocument implements Document {
   }
 
   async save(): Promise<Uint8Array> {
-    // pdf-lib embeds fonts when saving: subsetting reads the glyph outlines
-    // used, which no earlier step read. Embedding them first, one by one,
-    // says which font failed; a failure is the font's, not ours.
-    for (const font of this.#custom.values()) {
-      try {
-        await font.native.embed();
-      } catch (error) {
-        throw new FontError(`the font "${font.name}" cannot be embedded in a PDF: a glyph or table the subset needs is damaged; try another build of the font`, libraryText(error));
-      }
-    }
+    await this.#fonts.embedAll();
     if (this.pdfA !== undefined) {
       // pdf-lib's conversion adds what ISO 19005-2 asks of the file itself:
       // a trailer /ID, an sRGB output intent with the ICC v2 profile pdf-lib
@@ -238,10 +292,6 @@ class PdfLibDocument implements Document {
     this.#refs.set(key, ref);
     return { key, width, height };
   }
-
-  #nextFontKey(): string {
-    return `F${++this.#fonts}`;
-  }
 }
 
 export type PdfALevel = '2b' | '2u';
@@ -253,7 +303,6 @@ export async function createDocument(options: { compress: boolean; pdfA?: PdfALe
   // output format (zlib/Flate), so every reader accepts it.
   const context = doc.context;
   context.flateStream = (contents, dict = {}) => context.stream(deflate(contents), { ...dict, Filter: 'FlateDecode' });
-  doc.registerFontkit(fontkitShim as never);
   doc.setProducer('Platen');
   doc.setCreator('Platen');
   const created = new Date();
