@@ -12,6 +12,14 @@ export interface CMapProgram {
   readonly wmode: number | undefined;
   /** `/Name usecmap`: the CMap it builds on. */
   readonly usecmap: string | undefined;
+  /** [low, high, first CID] of each cidrange, and of each cidchar as a range of one: an embedded CMap's codes → CIDs. */
+  readonly cidRanges: readonly (readonly [number, number, number])[];
+}
+
+/** The CID an embedded CMap gives a code; undefined where no cidrange or cidchar covers it. */
+export function cidOf(cmap: CMapProgram, code: number): number | undefined {
+  for (const [low, high, first] of cmap.cidRanges) if (code >= low && code <= high) return first + (code - low);
+  return undefined;
 }
 
 /** Mappings read at most (a bfrange of 65,536 codes is the largest one real CMaps write). */
@@ -63,9 +71,16 @@ export function parseCMap(bytes: Uint8Array): CMapProgram {
       }
     }
   }
+  const cidRanges: [number, number, number][] = [];
+  for (const block of text.matchAll(/begincidrange([\s\S]*?)endcidrange/g)) {
+    for (const m of block[1]!.matchAll(/<([^>]*)>\s*<([^>]*)>\s*(\d+)/g)) if (cidRanges.length < MAX_MAPPINGS) cidRanges.push([hexValue(clean(m[1]!)), hexValue(clean(m[2]!)), Number(m[3])]);
+  }
+  for (const block of text.matchAll(/begincidchar([\s\S]*?)endcidchar/g)) {
+    for (const m of block[1]!.matchAll(/<([^>]*)>\s*(\d+)/g)) if (cidRanges.length < MAX_MAPPINGS) cidRanges.push([hexValue(clean(m[1]!)), hexValue(clean(m[1]!)), Number(m[2])]);
+  }
   const wmode = text.match(/\/WMode\s+(\d+)\s+def/);
   const usecmap = text.match(/\/([^\s/<>[\]()]+)\s+usecmap/);
-  return { unicode, codespaces, wmode: wmode === null ? undefined : Number(wmode[1]), usecmap: usecmap?.[1] };
+  return { unicode, codespaces, wmode: wmode === null ? undefined : Number(wmode[1]), usecmap: usecmap?.[1], cidRanges };
 }
 
 /** Splits shown bytes into codes by the codespace ranges (one byte each without ranges), §9.7.6.2. */

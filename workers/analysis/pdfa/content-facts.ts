@@ -7,6 +7,7 @@
 import { contentOperations } from '../../untrusted/content-stream.js';
 import { PdfDict, PdfName, PdfString, type PdfValue } from '../../untrusted/pdf-values.js';
 import type { PdfaDocument } from './document.js';
+import { ShownText, type ShownFont } from './shown-text.js';
 
 export interface DeviceUse {
   readonly family: 'DeviceRGB' | 'DeviceCMYK' | 'DeviceGray';
@@ -31,6 +32,8 @@ export interface ContentFacts {
   readonly longStrings: { page?: number; length: number }[];
   /** Named resources a stream uses while its owner has no Resources of its own (inherited from the page tree: 6.2.2). */
   readonly inheritedNames: { page?: number; label: string; name: string }[];
+  /** The codes each font shows (shown-text.ts), by font dictionary. */
+  readonly shownFonts: ReadonlyMap<PdfDict, ShownFont>;
 }
 
 function* leaves(values: readonly PdfValue[]): Generator<PdfValue> {
@@ -61,7 +64,8 @@ const MAX_OPERATIONS = 2_000_000;
 const INLINE_SPACES: Record<string, DeviceUse['family']> = { G: 'DeviceGray', DeviceGray: 'DeviceGray', RGB: 'DeviceRGB', DeviceRGB: 'DeviceRGB', CMYK: 'DeviceCMYK', DeviceCMYK: 'DeviceCMYK' };
 
 export function contentFacts(document: PdfaDocument): ContentFacts {
-  const facts: ContentFacts = { deviceColour: [], deepNesting: [], undefinedOperators: [], inlineImages: [], namedSpaces: [], oddHexStrings: [], nonHexStrings: [], renderingIntents: [], bigIntegers: [], longStrings: [], inheritedNames: [] };
+  const text = new ShownText(document.pdf);
+  const facts: ContentFacts = { deviceColour: [], deepNesting: [], undefinedOperators: [], inlineImages: [], namedSpaces: [], oddHexStrings: [], nonHexStrings: [], renderingIntents: [], bigIntegers: [], longStrings: [], inheritedNames: [], shownFonts: text.fonts };
   let operations = 0;
   for (const content of document.walk.contents) {
     const bytes = content.stream.decoded();
@@ -78,8 +82,10 @@ export function contentFacts(document: PdfaDocument): ContentFacts {
     let colourSet = { fill: inheritsColour, stroke: inheritsColour };
     const saved: (typeof colourSet)[] = [];
     const inherited = content.inheritedResources === true;
+    text.begin(content.resources, content.page, content.label);
     for (const op of contentOperations(bytes)) {
       if (++operations > MAX_OPERATIONS) break;
+      text.operation(op.operator, op.operands);
       for (const value of leaves(op.operands)) {
         if (typeof value === 'number' && Number.isInteger(value) && (value > 2147483647 || value < -2147483648)) facts.bigIntegers.push({ page: content.page, value });
         if (value instanceof PdfString && value.bytes.length >= 32768) facts.longStrings.push({ page: content.page, length: value.bytes.length });

@@ -3,9 +3,10 @@
 // packet, and the output intent's colour space, each computed once and
 // only when a rule asks for it.
 import type { PdfObjects } from '../../seams/pdf-objects.js';
-import { PdfStream } from '../../untrusted/pdf-values.js';
+import { PdfStream, type PdfDict } from '../../untrusted/pdf-values.js';
 import { scanCos, type CosFacts } from './cos-scan.js';
 import { contentFacts, type ContentFacts } from './content-facts.js';
+import { fontGlyphs, type FontGlyphs } from './font-glyphs.js';
 import { readIccHeader, type IccHeader } from './icc.js';
 import { walkDocument, type DocumentWalk } from './walk.js';
 import { readPacket, type MetadataPacket } from './xmp-packet.js';
@@ -20,6 +21,7 @@ export class PdfaDocument {
   private packets?: MetadataPacket[];
   private intent?: { header: IccHeader | undefined; count: number; sameProfile: boolean } | null;
   private contents?: ContentFacts;
+  private readonly glyphs = new Map<PdfDict, FontGlyphs>();
 
   constructor(
     readonly bytes: Uint8Array,
@@ -38,6 +40,16 @@ export class PdfaDocument {
 
   get content(): ContentFacts {
     return (this.contents ??= contentFacts(this));
+  }
+
+  /** A font's embedded program as the glyph rules read it, parsed once per document. */
+  glyphsOf(font: PdfDict): FontGlyphs {
+    let glyphs = this.glyphs.get(font);
+    if (glyphs === undefined) {
+      glyphs = fontGlyphs(this.pdf, font);
+      this.glyphs.set(font, glyphs);
+    }
+    return glyphs;
   }
 
   /** The catalog's /Metadata packet; null when the catalog has none. */

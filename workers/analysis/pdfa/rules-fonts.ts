@@ -1,7 +1,8 @@
 // Fonts (ISO 19005-1 §6.3, 19005-2 §6.2.11): font dictionaries as PDF
 // defines them, every font program embedded (Type 3 aside), CMaps and
-// CIDToGIDMap, subsets' CharSet/CIDSet (part 1), TrueType encodings by the
-// symbolic flag, and (level U) a Unicode mapping for every font.
+// CIDToGIDMap, TrueType encodings by the symbolic flag, and (level U) a
+// Unicode mapping for every font. What the embedded programs hold (glyphs,
+// widths, CharSet/CIDSet, cmaps) is rules-glyphs.ts.
 import type { PdfDict } from '../../untrusted/pdf-values.js';
 import type { PdfaDocument } from './document.js';
 import { at, type PdfaRule } from './rule.js';
@@ -145,27 +146,6 @@ export const FONT_RULES: readonly PdfaRule[] = [
         if (name === undefined) continue;
         const ok = d.part === 1 ? name === 'Identity-H' || name === 'Identity-V' : PART2_CMAPS.test(name);
         if (!ok) yield at(`${f.label}: ${name}`, f.page);
-      }
-    },
-  },
-  {
-    ids: { 1: '6.3.5-2' },
-    description: 'A subset Type 1 font shall have a CharSet',
-    *check(d) {
-      for (const f of d.walk.fonts) {
-        if (f.value.name('Subtype') !== 'Type1' || !/^[A-Z]{6}\+/.test(fontName(d, f.value)) || !embedded(d, f.value)) continue;
-        if (!descriptor(d, f.value)?.has('CharSet')) yield at(`${f.label} (${fontName(d, f.value)})`, f.page);
-      }
-    },
-  },
-  {
-    ids: { 1: '6.3.5-3' },
-    description: 'A subset CIDFont shall have a CIDSet',
-    *check(d) {
-      for (const f of d.walk.fonts) {
-        const subtype = f.value.name('Subtype');
-        if ((subtype !== 'CIDFontType0' && subtype !== 'CIDFontType2') || !/^[A-Z]{6}\+/.test(fontName(d, f.value))) continue;
-        if (!descriptor(d, f.value)?.has('CIDSet')) yield at(`${f.label} (${fontName(d, f.value)})`, f.page);
       }
     },
   },

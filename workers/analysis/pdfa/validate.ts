@@ -9,6 +9,7 @@ import { runRules, type RuleReport } from '../rules.js';
 import { PdfaDocument, type PdfaLevel, type PdfaPart } from './document.js';
 import { forPart } from './rule.js';
 import { FONT_RULES } from './rules-fonts.js';
+import { GLYPH_RULES } from './rules-glyphs.js';
 import { GRAPHICS_RULES } from './rules-graphics.js';
 import { INTERACTIVE_RULES } from './rules-interactive.js';
 import { METADATA_RULES } from './rules-metadata.js';
@@ -18,7 +19,7 @@ import { NS } from './xmp-schemas.js';
 export const STANDARDS = ['pdfa-1b', 'pdfa-2b', 'pdfa-2u', 'pdfa-3b'] as const;
 export type Standard = (typeof STANDARDS)[number];
 
-const ALL_RULES = [...STRUCTURE_RULES, ...GRAPHICS_RULES, ...FONT_RULES, ...INTERACTIVE_RULES, ...METADATA_RULES];
+const ALL_RULES = [...STRUCTURE_RULES, ...GRAPHICS_RULES, ...FONT_RULES, ...GLYPH_RULES, ...INTERACTIVE_RULES, ...METADATA_RULES];
 
 export interface Claim {
   /** "pdfa-2b", as the XMP pdfaid says: "pdfa-1a", "pdfa-3u", ...; null when the document claims none. */

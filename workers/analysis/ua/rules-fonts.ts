@@ -7,8 +7,8 @@ import type { Violation } from '../rules.js';
 import type { UaDocument } from './document.js';
 import { fontLabel, type UsedFont } from './fonts.js';
 import { uaRule, type UaRule } from './rule.js';
-import { cmapSubtables } from './truetype-cmaps.js';
-import { trueTypeWidths } from './truetype-widths.js';
+import { cmapSubtables } from '../fonts/truetype-cmaps.js';
+import { trueTypeWidths } from '../fonts/truetype-program.js';
 
 /** ISO 32000-1 Table 118: the predefined CMaps a reader knows without embedding. */
 const PREDEFINED_CMAPS = /^(Identity-[HV]|GB-EUC-[HV]|GBpc-EUC-[HV]|GBK-EUC-[HV]|GBKp-EUC-[HV]|GBK2K-[HV]|UniGB-UCS2-[HV]|UniGB-UTF16-[HV]|B5pc-[HV]|HKscs-B5-[HV]|ETen-B5-[HV]|ETenms-B5-[HV]|CNS-EUC-[HV]|UniCNS-UCS2-[HV]|UniCNS-UTF16-[HV]|83pv-RKSJ-H|90ms-RKSJ-[HV]|90msp-RKSJ-[HV]|90pv-RKSJ-H|Add-RKSJ-[HV]|EUC-[HV]|Ext-RKSJ-[HV]|[HV]|UniJIS-UCS2-[HV]|UniJIS-UCS2-HW-[HV]|UniJIS-UTF16-[HV]|KSC-EUC-[HV]|KSCms-UHC-[HV]|KSCms-UHC-HW-[HV]|KSCpc-EUC-H|UniKS-UCS2-[HV]|UniKS-UTF16-[HV])$/;
