@@ -6,10 +6,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadFigures } from './autocannon.js';
-import { MAX_SPREAD, verdict } from './interleave.js';
+import { MAX_SPREAD, verdict, type RatioSpread } from './interleave.js';
 import type { RunInfo } from './machine.js';
 import type { Comparison, PairsResult } from './pairs.js';
 import type { ScalingResult } from './scaling.js';
+import type { SchedulingRatios } from './scheduling-rounds.js';
 import type { HealthzResult } from './scenarios/healthz.js';
 import type { JobsResult } from './scenarios/jobs.js';
 import type { MixedResult } from './scenarios/mixed.js';
@@ -28,6 +29,7 @@ export interface Results {
   readonly mixed: MixedResult;
   readonly pairs: PairsResult;
   readonly jobs: JobsResult;
+  readonly scheduling: SchedulingRatios;
   readonly scaling: ScalingResult;
   /** Wall-clock minutes of the whole run. */
   readonly minutes: number;
@@ -72,7 +74,7 @@ function summarize(info: RunInfo, r: Results): string {
     [
       'overload: 200 p99 / render-at-saturation p99 (ms)',
       `${fmt(admittedP99)} / ${fmt(render.server.p99Ms)} (× ${fmt(admittedP99 === undefined ? undefined : ratio(admittedP99, render.server.p99Ms))})`,
-      '≤ 2 (one run each: not interleaved)',
+      'one run: see Scheduling for the interleaved ratio',
     ],
     ['mixed: healthz p99 during renders / alone', `${fmt(mixed.healthzUnderRenders?.p99Ms)} / ${fmt(mixed.healthzIdle?.p99Ms)} ms (× ${fmt(mixed.p99UnderRendersToIdle)})`, ''],
     ['mixed: render req/s / render-only req/s', fmt(ratio(mixed.renders.requestsPerSecond, render.server.requestsPerSecond)), ''],
@@ -112,6 +114,14 @@ function summarize(info: RunInfo, r: Results): string {
     '',
     'Read from /proc/<pid>/task/<tid>/stat (utime + stime, 10 ms ticks) of the server process around each Platen round; the workers are the ' +
       `${info.workers} busiest threads besides the main one (bench/thread-cpu.ts). CPU time is not moved by what else the machine runs.`,
+    '',
+    '## Scheduling (interleaved rounds)',
+    '',
+    'Each round runs renders at saturation (two requests per thread, closed loop) and, right after, the three scenarios read against it: ' +
+      'an open loop at 4× that round\'s rate, jobs long-polled to completion, renders while a backlog of jobs waits (drained before the next round). ' +
+      'Both sides driven by bench/loadgen.ts (bench/scheduling-rounds.ts).',
+    '',
+    schedulingTable(r.scheduling),
     '',
     '## How cost grows',
     '',
@@ -166,6 +176,25 @@ function comparisonsTable(comparisons: readonly Comparison[]): string {
   return table(['Comparison (A ÷ B)', 'A, median of rounds', 'B, median of rounds', 'Median ratio', 'Range', 'Load avg', 'Target'], rows);
 }
 
+function schedulingTable(s: SchedulingRatios): string {
+  const load = `${fmt(s.load.before)} → ${fmt(s.load.after)}`;
+  const line = (name: string, spread: RatioSpread | undefined, target?: { text: string; met: (m: number) => boolean }): string[] => {
+    if (spread === undefined) return [name, 'n/a (the server logs requests only at BENCH_LOG_LEVEL=info)', '', load, target?.text ?? ''];
+    const judged = target === undefined ? (spread.noisy ? '**noisy**' : '') : `${target.text}: ${verdict(spread, target.met) === 'noisy' ? '**noisy**' : `(${verdict(spread, target.met)})`}`;
+    return [name, `**${fmt(spread.median)}**`, `${fmt(spread.min)}-${fmt(spread.max)} (±${fmt(round(spread.spread * 100, 1))} %)`, load, judged];
+  };
+  return table(
+    ['Ratio (per round, then the median)', 'Median', 'Range', 'Load avg', 'Target'],
+    [
+      line('overload: admitted p99 ÷ saturation p99, at the client', s.overloadP99, { text: '≤ 2', met: (m) => m <= 2 }),
+      line('overload: the same in the server (its log: handler start to response written)', s.overloadP99InServer, { text: '≤ 2', met: (m) => m <= 2 }),
+      line('jobs/s ÷ synchronous req/s', s.jobsToSync, { text: '≥ 0.5', met: (m) => m >= 0.5 }),
+      line('synchronous p99 while a backlog waits ÷ alone', s.backlogP99, { text: '≤ 1.2', met: (m) => m <= 1.2 }),
+      line('server CPU per job ÷ per synchronous render (all threads, /proc)', s.jobCpuToSync),
+    ],
+  );
+}
+
 function jobsTable(jobs: JobsResult): string {
   return table(
     ['Jobs', 'Value'],
@@ -174,7 +203,7 @@ function jobsTable(jobs: JobsResult): string {
       ['long polls', `${jobs.polls} (${fmt(round(jobs.polls / jobs.jobs, 1))} a job)`],
       ['a plain poll, measured apart', `p50 ${fmt(jobs.pollLatency.p50Ms)} ms, p99 ${fmt(jobs.pollLatency.p99Ms)} ms`],
       ['synchronous renders while a backlog drains / alone (req/s)', `${fmt(jobs.syncDuringBacklog.requestsPerSecond)} / ${fmt(jobs.syncAlone.requestsPerSecond)} (× ${fmt(ratio(jobs.syncDuringBacklog.requestsPerSecond, jobs.syncAlone.requestsPerSecond))})`],
-      ['synchronous p99 while a backlog drains / alone (ms)', `${fmt(jobs.syncDuringBacklog.p99Ms)} / ${fmt(jobs.syncAlone.p99Ms)} (× ${fmt(ratio(jobs.syncDuringBacklog.p99Ms, jobs.syncAlone.p99Ms))}; target ≤ 1.2); ${jobs.backlogLeft} backlog jobs still unfinished at the end`],
+      ['synchronous p99 while a backlog drains / alone (ms)', `${fmt(jobs.syncDuringBacklog.p99Ms)} / ${fmt(jobs.syncAlone.p99Ms)} (× ${fmt(ratio(jobs.syncDuringBacklog.p99Ms, jobs.syncAlone.p99Ms))}; one run: see Scheduling for the interleaved ratio); ${jobs.backlogLeft} backlog jobs still unfinished at the end`],
     ],
   );
 }

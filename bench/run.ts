@@ -3,13 +3,17 @@
 // (pairs.ts, interleave.ts) while the one server runs, so that the noise of
 // a shared machine falls on both sides of each ratio; the scenarios that
 // have no baseline (healthz, renders with probes, jobs, overload) run once
-// each, overload last so that its backlog cannot touch the others.
+// each, overload last so that its backlog cannot touch the others; the
+// scheduling ratios (overload, jobs, renders with a backlog, each against
+// renders at saturation) also run in interleaved rounds
+// (scheduling-rounds.ts).
 // BENCH_QUICK=1 runs everything shorter (about three minutes).
 import { stopChildrenOnExit } from './child.js';
 import { runInfo } from './machine.js';
 import { writeCharts } from './charts.js';
 import { runPairs } from './pairs.js';
 import { scalingScenario, SCALING_PAGES } from './scaling.js';
+import { schedulingRatios } from './scheduling-rounds.js';
 import { writeResults } from './report.js';
 import { healthzScenario } from './scenarios/healthz.js';
 import { jobsScenario } from './scenarios/jobs.js';
@@ -44,9 +48,11 @@ async function main(): Promise<void> {
     const pairs = await runPairs(settings, server, { rounds: settings.rounds, roundSeconds: settings.roundSeconds, warmupSeconds: Math.min(settings.warmupSeconds, 2) }, step);
     step('jobs: a batch polled to completion, then synchronous renders while a backlog drains');
     const jobs = await jobsScenario(settings, server, render);
+    step('scheduling ratios in interleaved rounds: overload, jobs, renders with a backlog');
+    const scheduling = await schedulingRatios(settings, server, step);
     step('scenario 3: overload, renders arriving at 4× the saturation rate');
     const overload = await overloadScenario(settings, server, render.requestsPerSecond);
-    onServer = { healthz, render: { connections: saturation(settings), server: render }, mixed, pairs, jobs, overload };
+    onServer = { healthz, render: { connections: saturation(settings), server: render }, mixed, pairs, jobs, scheduling, overload };
   } finally {
     const code = await server.stop();
     if (code !== 0) step(`the server exited with code ${code}; its last output:\n${server.output().slice(-4000)}`);

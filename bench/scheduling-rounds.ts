@@ -14,7 +14,11 @@
 // runs), and the overload rate follows each round's own saturation rate.
 // Around A and the jobs batch the server's thread CPU times are read
 // (thread-cpu.ts): the CPU a job costs against a synchronous render, a
-// figure the machine's load moves far less than a rate.
+// figure the machine's load moves far less than a rate. With the server
+// logging each request (BENCH_LOG_LEVEL=info) the overload ratio is also
+// read inside the server (each 200's log line: handler start to response
+// written, queue wait included), which the load generator's own lag on the
+// shared cores cannot move.
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { ChildServer } from './child.js';
@@ -25,7 +29,7 @@ import { awaitJobs, submitJobs } from './scenarios/jobs.js';
 import { OVERLOAD_FACTOR } from './scenarios/overload.js';
 import { RENDER_HEADERS, RENDER_PATH, saturation } from './scenarios/render.js';
 import type { Settings } from './settings.js';
-import { round } from './stats.js';
+import { round, Samples } from './stats.js';
 import { threadTimes, type ThreadTimes } from './thread-cpu.js';
 
 /** Jobs in each round's measured batch (issue 14 names 200; fewer keep a round short). */
@@ -41,6 +45,8 @@ export interface SchedulingRound {
   readonly jobs: { readonly jobsPerSecond: number; readonly cpuMsPerJob: number; readonly refused: number };
   readonly backlog: { readonly requestsPerSecond: number; readonly p99Ms: number; readonly jobsLeft: number };
   readonly ratios: { readonly overloadP99: number; readonly jobsToSync: number; readonly backlogP99: number; readonly jobCpuToSync: number };
+  /** In-server p99 of 200s (ms) at saturation and under overload, and their ratio; only when the server logs each request. */
+  readonly inServer?: { readonly saturationP99Ms: number; readonly overloadP99Ms: number; readonly overloadP99: number };
 }
 
 export interface SchedulingRatios {
@@ -53,6 +59,8 @@ export interface SchedulingRatios {
   readonly backlogP99: RatioSpread;
   /** Server CPU per job ÷ per synchronous render (all threads). */
   readonly jobCpuToSync: RatioSpread;
+  /** The overload ratio from the server's own log, when it logs each request. */
+  readonly overloadP99InServer: RatioSpread | undefined;
   /** 1-minute load average before the first round and after the last. */
   readonly load: { readonly before: number; readonly after: number };
 }
@@ -75,14 +83,33 @@ function ok(result: LoadResult, what: string): { readonly perSecond: number; rea
   return figures;
 }
 
+/** p99 of the render 200s in the server's log lines written since byte `from` (undefined when it logs none). */
+function loggedP99(server: ChildServer, from: number): number | undefined {
+  const samples = new Samples();
+  for (const line of server.output(from).split('\n')) {
+    if (!line.includes('"status":200')) continue;
+    try {
+      const entry = JSON.parse(line) as { route?: unknown; ms?: unknown };
+      if (entry.route === RENDER_PATH && typeof entry.ms === 'number') samples.add(entry.ms);
+    } catch {
+      // A line cut off at the end of the file.
+    }
+  }
+  return samples.count > 0 ? samples.latency().p99Ms : undefined;
+}
+
 async function oneRound(server: ChildServer, settings: Settings): Promise<SchedulingRound> {
   const seconds = settings.roundSeconds;
   let times = threadTimes(server.pid);
+  let logFrom = server.outputBytes();
   const alone = ok(await renders(server, settings, seconds), 'saturation');
   const syncCpu = cpuMs(times, threadTimes(server.pid)) / alone.count;
+  const aloneInServer = loggedP99(server, logFrom);
 
   const ratePerSecond = Math.max(1, Math.round(OVERLOAD_FACTOR * alone.perSecond));
+  logFrom = server.outputBytes();
   const flood = await generateOpenLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, ratePerSecond, maxSockets: MAX_SOCKETS, seconds });
+  const floodInServer = loggedP99(server, logFrom);
   const admitted = ok(flood, 'overload');
   const rejectedShare = flood.total > 0 ? round((flood.byStatus['503']?.count ?? 0) / flood.total, 3) : 0;
 
@@ -113,6 +140,9 @@ async function oneRound(server: ChildServer, settings: Settings): Promise<Schedu
       backlogP99: ratioOf(during.p99Ms, alone.p99Ms),
       jobCpuToSync: ratioOf(jobCpu, syncCpu),
     },
+    ...(aloneInServer === undefined || floodInServer === undefined
+      ? {}
+      : { inServer: { saturationP99Ms: aloneInServer, overloadP99Ms: floodInServer, overloadP99: ratioOf(floodInServer, aloneInServer) } }),
   };
 }
 
@@ -134,6 +164,7 @@ export async function schedulingRatios(settings: Settings, server: ChildServer, 
     jobsToSync: pick('jobsToSync'),
     backlogP99: pick('backlogP99'),
     jobCpuToSync: pick('jobCpuToSync'),
+    overloadP99InServer: rounds.every((r) => r.inServer !== undefined) ? spreadOf(rounds.map((r) => r.inServer?.overloadP99 ?? 0)) : undefined,
     load: { before: round(before, 2), after: round(loadavg()[0] as number, 2) },
   };
 }

@@ -208,7 +208,7 @@ export class WorkerPool {
     const refused = this.#scheduler.submit(ticket);
     if (refused !== undefined) {
       this.#breaker.release();
-      return { ok: false, reason: 'saturated', cause: refused, retryAfterSeconds: this.#retryAfterSeconds() };
+      return { ok: false, reason: 'saturated', cause: refused, retryAfterSeconds: this.#retryAfterSeconds(ticket) };
     }
     // One controller per task, fed by a timer and the caller's signal. Not
     // AbortSignal.any/AbortSignal.timeout: on Node 20 composites with timeout
@@ -238,7 +238,7 @@ export class WorkerPool {
       const how = await waited;
       if (how !== 'started') {
         this.#breaker.release();
-        if (how === 'evicted') return { ok: false, reason: 'saturated', cause: 'pushed-out', retryAfterSeconds: this.#retryAfterSeconds() };
+        if (how === 'evicted') return { ok: false, reason: 'saturated', cause: 'pushed-out', retryAfterSeconds: this.#retryAfterSeconds(ticket) };
         return timedOut ? { ok: false, reason: 'timeout' } : { ok: false, reason: 'aborted' };
       }
       ranFrom = performance.now();
@@ -317,9 +317,18 @@ export class WorkerPool {
     return { ok: false, reason: 'crashed', error };
   }
 
-  /** How long until a queue slot is likely free: the queue's share of work per thread. */
-  #retryAfterSeconds(): number {
-    const waitMs = (this.meanRunMs * (this.options.maxQueue + this.options.threads)) / this.options.threads;
-    return Math.max(1, Math.ceil(waitMs / 1000));
+  /**
+   * When a retry is likely to be admitted: the scheduler's expected wait for
+   * this client's task (the work fair ordering puts ahead of it, from each
+   * task's recent service time, over the threads), in whole seconds as
+   * Retry-After takes them (RFC 9110 section 10.2.3), at least 1.
+   */
+  #retryAfterSeconds(ticket: Ticket): number {
+    return retryAfterSeconds(this.#scheduler.expectedWaitMs(ticket.client, ticket.task));
   }
+}
+
+/** Whole seconds, at least one, for an expected wait in milliseconds. */
+export function retryAfterSeconds(expectedWaitMs: number): number {
+  return Math.max(1, Math.ceil(expectedWaitMs / 1000));
 }

@@ -4,6 +4,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FairQueue } from '../../src/pool/fair-queue.js';
+import { retryAfterSeconds } from '../../src/pool/pool.js';
 import { Scheduler, type Priority, type Ticket } from '../../src/pool/scheduler.js';
 
 const A = { id: 'a', weight: 1 };
@@ -200,6 +201,21 @@ describe('scheduler', () => {
     // a: one running and nine 50 ms images waiting (450 ms); b's 5 ms render goes ahead of all but one of them.
     assert.ok(h.scheduler.expectedWaitMs(A, 'image') >= 450);
     assert.ok(h.scheduler.expectedWaitMs(B, 'render') <= 50);
+  });
+
+  test('Retry-After is the refused client\'s expected wait in whole seconds, at least one', () => {
+    const h = harness({ threads: 2, maxQueue: 4 });
+    const warm = h.ticket('warm', A, 'interactive', 'report');
+    h.scheduler.submit(warm);
+    h.scheduler.finished(warm, 900);
+    for (let i = 0; i < 6; i++) assert.equal(h.scheduler.submit(h.ticket(`r${i}`, A, 'interactive', 'report')), undefined);
+    assert.equal(h.scheduler.submit(h.ticket('late', A, 'interactive', 'report')), 'full');
+    // Four 900 ms reports wait ahead of it on two threads: 1.8 s, so 2 s.
+    assert.equal(h.scheduler.expectedWaitMs(A, 'report'), 1800);
+    assert.equal(retryAfterSeconds(h.scheduler.expectedWaitMs(A, 'report')), 2);
+    assert.equal(retryAfterSeconds(0), 1, 'nothing known yet: one second');
+    assert.equal(retryAfterSeconds(1000), 1);
+    assert.equal(retryAfterSeconds(1000.5), 2);
   });
 
   test('a queue that empties is a burst again, not a standing queue', () => {
