@@ -49,6 +49,12 @@ export const LETTER = {
 /** The request body, encoded once. */
 export const LETTER_JSON: Buffer = Buffer.from(JSON.stringify(LETTER), 'utf8');
 
+/** The letter as a tagged PDF (output.tagged, PDF/UA-1), which needs a title and a language. */
+export const TAGGED_LETTER_JSON: Buffer = Buffer.from(JSON.stringify({ ...LETTER, metadata: { title: 'Dispatch of order NWB-2025-0314', language: 'en-GB' }, output: { tagged: true } }), 'utf8');
+
+/** The letter untagged in the fonts a tagged render uses (PDF/A embeds them as PDF/UA does): the tagging's own cost. */
+export const EMBEDDED_LETTER_JSON: Buffer = Buffer.from(JSON.stringify({ ...LETTER, metadata: { title: 'Dispatch of order NWB-2025-0314', language: 'en-GB' }, output: { pdf_a: '2b' } }), 'utf8');
+
 /** A fresh ArrayBuffer holding a body: a task transfers (neuters) the one it is given. */
 export function bodyOf(document: Buffer): ArrayBuffer {
   const copy = new Uint8Array(document.byteLength);

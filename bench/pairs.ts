@@ -19,7 +19,7 @@ import { naiveInvoice } from './baselines/naive-table.js';
 import type { SharpTask } from './baselines/sharp-worker.js';
 import { vipsThumbnail, vipsVersion } from './baselines/vips-cli.js';
 import type { ChildServer } from './child.js';
-import { LETTER, LETTER_JSON } from './documents.js';
+import { LETTER, LETTER_JSON, TAGGED_LETTER_JSON } from './documents.js';
 import { ARTICLE, INVOICE, LETTER_CUSTOM_FONT, UNICODE } from './engine-documents.js';
 import { DEJAVU_SANS_PATH, fontRequests, rotation, SUBSET_PATH, type FontRequest } from './font-requests.js';
 import { interleave, type InterleavedRatio, type InterleaveOptions, type Side } from './interleave.js';
@@ -120,6 +120,11 @@ export async function runPairs(settings: Settings, server: ChildServer, options:
       },
     });
     await compare('render letter: Platen ÷ (b) one thread in-process', onServer(LETTER_JSON), inProcessSide('in-process', LETTER_JSON));
+    // Issue 15: tagged output becomes the default once it is within 10% of untagged.
+    await compare('tagged letter (PDF/UA) ÷ untagged letter (one thread in-process each)', inProcessSide('tagged', TAGGED_LETTER_JSON), inProcessSide('untagged', LETTER_JSON), {
+      target: AT_LEAST(0.9),
+      note: 'tagging embeds fonts (PDF/UA 7.21.4.1); bench/tagged-cost.ts splits the cost by CPU time',
+    });
 
     await compare('invoice: engine ÷ pdf-lib drawText per cell (one thread each)', inProcessSide('engine, in-process', INVOICE), loopSide('pdf-lib drawText, in-process', 1, async () => void (await naiveInvoice())), {
       target: AT_LEAST(3),

@@ -129,3 +129,26 @@ export async function pdfImages(pdf: Uint8Array, password?: string): Promise<Pdf
       };
     });
 }
+
+/** One line of `pdfinfo -struct-text`: an element's type (or a quoted text, or "Object n g"), by depth. */
+export interface StructLine {
+  readonly depth: number;
+  /** The structure type (H1, P, TD...), or undefined for a line of content. */
+  readonly role: string | undefined;
+  readonly text: string;
+}
+
+/** poppler's reading of the structure tree, in the tree's order (`pdfinfo -struct-text`). */
+export async function pdfStructure(pdf: Uint8Array): Promise<StructLine[]> {
+  const out = await withFile(pdf, async (path) => (await run('pdfinfo', ['-struct-text', path])).stdout);
+  const lines: StructLine[] = [];
+  for (const line of out.split('\n')) {
+    if (line.trim() === '') continue;
+    const depth = (line.length - line.trimStart().length) / 2;
+    const text = line.trim();
+    // Attribute lines ("/Scope /Column") belong to the element above; element lines are a name, maybe "(block)" or ":".
+    const role = /^[A-Za-z][A-Za-z0-9]*(?: \((?:block|inline)\))?:?$/.test(text) ? (text.split(/[ :]/)[0] as string) : undefined;
+    lines.push({ depth, role, text });
+  }
+  return lines;
+}

@@ -6,6 +6,8 @@
 // nothing a client sends can become PDF syntax.
 import type { Font, Image, LinkArea, PageContent } from '../seams/pdf.js';
 import type { Run } from './fonts.js';
+import { PageMarks, type ContentKind } from './tagging/marked-content.js';
+import type { Element, Structure } from './tagging/structure.js';
 
 export interface Rgb {
   readonly r: number;
@@ -52,6 +54,7 @@ export class PageCanvas {
   readonly #fonts = new Set<Font>();
   readonly #images = new Set<Image>();
   readonly #links: LinkArea[] = [];
+  readonly #linkOwners: (Element | undefined)[] = [];
   /**
    * Consecutive text shares one BT..ET text object, and colour, font and
    * line width are written only when they change: a table page had every
@@ -65,11 +68,17 @@ export class PageCanvas {
   #lineY = 0;
   #state: GraphicsState = { fill: '0 0 0', stroke: '0 0 0', lineWidth: '1' };
   readonly #saved: GraphicsState[] = [];
+  /** Marked content of a tagged render (output.tagged); undefined otherwise. */
+  readonly #marks: PageMarks | undefined;
 
   constructor(
     readonly width: number,
     readonly height: number,
-  ) {}
+    /** The document's structure tree, when it is tagged. */
+    readonly structure?: Structure,
+  ) {
+    this.#marks = structure === undefined ? undefined : new PageMarks(structure, this);
+  }
 
   /**
    * Draws runs left to right from x on the baseline at `baseline` (from the
@@ -78,6 +87,7 @@ export class PageCanvas {
   text(runs: readonly Run[], x: number, baseline: number, size: number, fill: Rgb, decoration: TextDecoration = {}): number {
     const y = round2(this.height - baseline);
     const ops = this.#ops;
+    this.#mark('content');
     if (!this.#inText) {
       ops.push('BT');
       this.#inText = true;
@@ -110,24 +120,28 @@ export class PageCanvas {
   }
 
   fillRect(x: number, top: number, width: number, height: number, fill: Rgb): void {
+    this.#mark('path');
     this.#endText();
     this.#fill(fill);
     this.#ops.push(`${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re f`);
   }
 
   strokeRect(x: number, top: number, width: number, height: number, stroke: Rgb, lineWidth: number): void {
+    this.#mark('path');
     this.#endText();
     this.#stroke(stroke, lineWidth);
     this.#ops.push(`${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re S`);
   }
 
   line(x1: number, top1: number, x2: number, top2: number, stroke: Rgb, lineWidth: number): void {
+    this.#mark('path');
     this.#endText();
     this.#stroke(stroke, lineWidth);
     this.#ops.push(`${n(x1)} ${n(this.height - top1)} m ${n(x2)} ${n(this.height - top2)} l S`);
   }
 
   image(image: Image, x: number, top: number, width: number, height: number): void {
+    this.#mark('content');
     this.#endText();
     this.#images.add(image);
     this.#ops.push(`q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(this.height - top - height)} cm /${image.key} Do Q`);
@@ -135,6 +149,8 @@ export class PageCanvas {
 
   /** Clips what follows to a rectangle until restore() (used for `cover` images). */
   clip(x: number, top: number, width: number, height: number): void {
+    // The clipped image's sequence opens outside its q..Q, so the two nest.
+    this.#mark('content');
     this.#endText();
     this.#saved.push({ ...this.#state });
     this.#ops.push(`q ${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re W n`);
@@ -146,6 +162,9 @@ export class PageCanvas {
    * Outside text objects, so the span and BT/ET nest whatever the span draws.
    */
   beginActualText(text: string): void {
+    // The structure's sequence opens around the span, which must not change inside it.
+    this.#mark('content');
+    this.#marks?.beginSpan();
     this.#endText();
     let hex = 'FEFF';
     for (let i = 0; i < text.length; i++) hex += text.charCodeAt(i).toString(16).padStart(4, '0');
@@ -155,12 +174,21 @@ export class PageCanvas {
   endActualText(): void {
     this.#endText();
     this.#ops.push('EMC');
+    this.#marks?.endSpan();
   }
 
   restore(): void {
     this.#endText();
     this.#state = this.#saved.pop() ?? this.#state;
     this.#ops.push('Q');
+  }
+
+  /** Opens the marked-content sequence what is drawn next belongs in (tagged renders only). */
+  #mark(kind: ContentKind): void {
+    const operators = this.#marks?.switchTo(kind);
+    if (operators === undefined) return;
+    this.#endText();
+    this.#ops.push(operators);
   }
 
   #endText(): void {
@@ -192,21 +220,27 @@ export class PageCanvas {
   /**
    * A link area. Text is drawn word by word, so a link of several words
    * arrives in pieces; pieces on the same line with the same target merge
-   * into one annotation (one click target, as a reader expects).
+   * into one annotation (one click target, as a reader expects). In a
+   * tagged render `owner` is the link's Link element, which gets an object
+   * reference to each annotation.
    */
-  link(x: number, top: number, width: number, height: number, uri: string): void {
+  link(x: number, top: number, width: number, height: number, uri: string, owner?: Element): void {
     const y = this.height - top - height;
     const last = this.#links[this.#links.length - 1];
     // Adjacent: on the same line and no further apart than a wide space.
-    if (last !== undefined && last.uri === uri && last.y === y && last.height === height && x >= last.x && x - (last.x + last.width) <= height) {
+    if (last !== undefined && last.uri === uri && this.#linkOwners[this.#links.length - 1] === owner && last.y === y && last.height === height && x >= last.x && x - (last.x + last.width) <= height) {
       this.#links[this.#links.length - 1] = { ...last, width: x + width - last.x };
       return;
     }
+    owner?.kids.push({ page: this, link: this.#links.length });
+    this.#linkOwners.push(owner);
     this.#links.push({ x, y, width, height, uri });
   }
 
   content(): PageContent {
     this.#endText();
+    const end = this.#marks?.close();
+    if (end !== undefined) this.#ops.push(end);
     return {
       width: this.width,
       height: this.height,

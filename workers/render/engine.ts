@@ -11,7 +11,9 @@ import { drawFurniture } from './furniture.js';
 import type { TextStyle } from './inline.js';
 import { OPERATIONS, type OperationName } from './operations.js';
 import { pageSize, type Orientation } from './page-sizes.js';
+import type { FieldError } from '../protocol.js';
 import type { RenderRequest } from './schema.js';
+import { PAGINATION, Structure } from './tagging/structure.js';
 
 export const DEFAULT_STYLE: TextStyle = Object.freeze({
   family: 'Helvetica',
@@ -34,14 +36,17 @@ export interface RenderLimits {
 
 export async function renderDocument(request: RenderRequest, limits: RenderLimits): Promise<Uint8Array> {
   const archival = request.output.pdf_a;
+  const tagged = request.output.tagged;
+  if (tagged) checkTaggedMetadata(request.metadata);
   const doc = await createDocument({ compress: request.output.compress, ...(archival === undefined ? {} : { pdfA: archival }) });
   const margins = marginsOf(request.margin);
   const size = (name: string | undefined, orientation: Orientation | undefined) =>
     pageSize(name ?? request.page_size, orientation ?? request.orientation) as [number, number];
   checkContentBox(size(undefined, undefined), margins, 'margin');
-  const flow = new Flow(size(undefined, undefined), margins, limits.maxPages);
-  // PDF/A embeds every font: the standard families are drawn with DejaVu faces instead (fonts.ts).
-  const fonts = new FontBook(doc, limits.fonts, archival !== undefined, request.metadata?.language);
+  const structure = tagged ? new Structure() : undefined;
+  const flow = new Flow(size(undefined, undefined), margins, limits.maxPages, structure);
+  // PDF/A and PDF/UA (7.21.4.1) embed every font: the standard families are drawn with DejaVu faces instead (fonts.ts).
+  const fonts = new FontBook(doc, limits.fonts, archival !== undefined || tagged, request.metadata?.language);
   const context: RenderContext = { doc, flow, fonts, style: DEFAULT_STYLE, pageSize: size };
 
   for (const [index, op] of request.operations.entries()) {
@@ -65,14 +70,37 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
   // A PDF needs a page; a request of only set_font gets a blank one.
   if (flow.pages.length === 0) flow.newPage();
   try {
+    // Headers, footers and page numbers repeat on every page: pagination artifacts, outside the structure tree.
+    structure?.enter(PAGINATION);
     await drawFurniture(flow.pages, margins, fonts, request.header, request.footer);
+    structure?.close();
     for (const page of flow.pages) doc.addPage(page.content());
     if (request.metadata !== undefined) doc.setMetadata(request.metadata);
+    if (structure !== undefined) {
+      const pageIndex = new Map<object, number>(flow.pages.map((page, index) => [page, index]));
+      doc.setStructure({ root: structure.finish((page) => pageIndex.get(page) as number) });
+    }
     return await doc.save();
   } catch (error) {
     if (error instanceof FontError) throw invalidFont('operations', error);
     throw error;
   }
+}
+
+/**
+ * PDF/UA-1 asks a tagged file to show its title (7.1) and to say its
+ * language (7.2): both come from the request, as the engine cannot know
+ * either. Every missing field is named at once.
+ */
+function checkTaggedMetadata(metadata: RenderRequest['metadata']): void {
+  const errors: FieldError[] = [];
+  if (metadata?.title === undefined || metadata.title.trim() === '') {
+    errors.push({ field: 'metadata.title', code: 'REQUIRED', message: 'a tagged PDF (output.tagged) shows its title in the window bar: give the document a title' });
+  }
+  if (metadata?.language === undefined) {
+    errors.push({ field: 'metadata.language', code: 'REQUIRED', message: 'a tagged PDF (output.tagged) says its language for screen readers: give a language tag such as en or en-GB' });
+  }
+  if (errors.length > 0) throw new RenderError(errors);
 }
 
 /** A client's font failed where only using it could tell (a glyph's outline, a GSUB lookup). */

@@ -5,6 +5,7 @@
 // then drawn where it is, and the caller splits it if it can).
 import { PageCanvas } from './canvas.js';
 import { RenderError } from './errors.js';
+import type { Structure } from './tagging/structure.js';
 
 export interface Margins {
   readonly top: number;
@@ -32,6 +33,8 @@ export class Flow {
     size: readonly [number, number],
     readonly margins: Margins,
     private readonly maxPages: number,
+    /** The structure tree of a tagged render: every page writes marked content for it. */
+    readonly structure?: Structure,
   ) {
     this.#size = size;
   }
@@ -67,7 +70,7 @@ export class Flow {
   newPage(size: readonly [number, number] = this.#size): PageCanvas {
     if (this.pages.length >= this.maxPages) throw new PageLimitError(this.maxPages);
     this.#size = size;
-    this.#page = new PageCanvas(size[0], size[1]);
+    this.#page = new PageCanvas(size[0], size[1], this.structure);
     this.pages.push(this.#page);
     this.#cursor = this.margins.top;
     return this.#page;

@@ -343,10 +343,26 @@ export function drawLine(canvas: PageCanvas, line: Line, left: number, top: numb
     if (index > 0) x += unit.spaceBefore + extra;
     for (const piece of unit.pieces) {
       const { style } = piece;
-      canvas.text(piece.runs, x, baseline, style.size, style.color, style);
-      if (style.link !== undefined) canvas.link(x, top, piece.width, line.height, style.link);
+      drawPiece(canvas, piece.runs, x, baseline, style, top, piece.width, line.height);
       x += piece.width;
     }
   });
   if (line.actualText !== undefined) canvas.endActualText();
+}
+
+/**
+ * Draws one piece of a line and its link area. In a tagged render linked
+ * text goes in a Link element, which also owns the annotation.
+ */
+export function drawPiece(canvas: PageCanvas, runs: readonly Run[], x: number, baseline: number, style: TextStyle, top: number, width: number, height: number): void {
+  if (style.link === undefined) {
+    canvas.text(runs, x, baseline, style.size, style.color, style);
+    return;
+  }
+  const structure = canvas.structure;
+  const owner = structure?.link(style.link);
+  if (owner !== undefined) structure?.enter(owner);
+  canvas.text(runs, x, baseline, style.size, style.color, style);
+  canvas.link(x, top, width, height, style.link, owner);
+  if (owner !== undefined) structure?.close();
 }

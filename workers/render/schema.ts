@@ -74,8 +74,14 @@ export const RenderRequest = v.strictObject({
       compress: v.optional(v.boolean(), true),
       /** PDF/A-2b or 2u (ISO 19005-2): embedded fonts in place of the standard 14, an sRGB output intent, XMP with pdfaid, a file ID. */
       pdf_a: v.optional(v.picklist(['2b', '2u'] as const, 'must be "2b" or "2u"')),
+      /**
+       * A tagged PDF (PDF/UA-1, ISO 14289-1): a structure tree with the document's headings, paragraphs,
+       * lists, tables, figures and links, everything else marked as artifacts, and embedded fonts.
+       * Needs metadata.title and metadata.language, and alt on every image.
+       */
+      tagged: v.optional(v.boolean(), false),
     }),
-    { compress: true },
+    { compress: true, tagged: false },
   ),
 });
 

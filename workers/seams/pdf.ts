@@ -14,8 +14,10 @@ import { FontError, fontkitShim, parseFont, type ParsedFont } from './fonts-pars
 import { CustomFont } from './custom-font.js';
 import { passThroughPng } from './png.js';
 import { metricsOf, StandardFont } from './standard-font.js';
+import { PDFUA_EXTENSION_SCHEMA, PDFUA_IDENTIFICATION, writeStructure, writeTaggedMetadata, type StructureTree } from './pdf-tagged.js';
 
 export { FontError };
+export type { AnnotationKid, ContentKid, StructureNode, StructureTree } from './pdf-tagged.js';
 
 export const STANDARD_FONT_NAMES = Object.values(StandardFonts) as readonly string[];
 
@@ -82,6 +84,11 @@ export interface Document extends FontSource {
   jpeg(bytes: Uint8Array): Promise<Image>;
   addPage(content: PageContent): void;
   setMetadata(metadata: Metadata): void;
+  /**
+   * Makes the file a tagged PDF (PDF/UA-1) when saved: the structure tree, /MarkInfo, and the PDF/UA
+   * identification with dc:title in XMP. Metadata must carry the title and language (setMetadata).
+   */
+  setStructure(tree: StructureTree): void;
   /**
    * Compressed (createDocument's option): object streams (PDF 1.5) and Flate; otherwise plain and readable.
    * Rejects with FontError when a custom font cannot be embedded (subset): the client's font data is at fault.
@@ -191,6 +198,11 @@ class PdfLibDocument implements Document {
   /** Page resources by key: images. */
   readonly #refs = new Map<string, PDFRef>();
   #images = 0;
+  /** Pages and their link annotations in order, for the structure tree's references. */
+  readonly #pageRefs: PDFRef[] = [];
+  readonly #annotationRefs: PDFRef[][] = [];
+  #structure: StructureTree | undefined;
+  #metadata: Metadata = {};
 
   constructor(
     private readonly doc: PDFDocument,
@@ -240,6 +252,9 @@ class PdfLibDocument implements Document {
     for (const font of content.fonts) node.setFontDictionary(PDFName.of(font.key), this.#fonts.native(font.key).ref);
     for (const image of content.images) node.setXObject(PDFName.of(image.key), this.#refs.get(image.key) as PDFRef);
     node.addContentStream(context.register(this.compress ? context.flateStream(content.operators) : context.stream(content.operators)));
+    const annotations: PDFRef[] = [];
+    this.#pageRefs.push(page.ref);
+    this.#annotationRefs.push(annotations);
     for (const link of content.links) {
       const annotation = context.obj({
         Type: 'Annot',
@@ -252,11 +267,14 @@ class PdfLibDocument implements Document {
         // render schema has already normalised it to ASCII (WHATWG URL).
         A: { Type: 'Action', S: 'URI', URI: PDFHexString.of(Buffer.from(link.uri, 'latin1').toString('hex')) },
       });
-      node.addAnnot(context.register(annotation));
+      const ref = context.register(annotation);
+      annotations.push(ref);
+      node.addAnnot(ref);
     }
   }
 
   setMetadata(metadata: Metadata): void {
+    this.#metadata = metadata;
     if (metadata.title !== undefined) this.doc.setTitle(metadata.title, { showInWindowTitleBar: true });
     if (metadata.author !== undefined) this.doc.setAuthor(metadata.author);
     if (metadata.subject !== undefined) this.doc.setSubject(metadata.subject);
@@ -266,6 +284,9 @@ class PdfLibDocument implements Document {
 
   async save(): Promise<Uint8Array> {
     await this.#fonts.embedAll();
+    const structure = this.#structure;
+    if (structure !== undefined) writeStructure(this.doc, structure, { pages: this.#pageRefs, annotations: this.#annotationRefs });
+    if (structure !== undefined && this.pdfA === undefined) writeTaggedMetadata(this.doc, this.#metadata.title ?? '', this.#metadata.language ?? '');
     if (this.pdfA !== undefined) {
       // pdf-lib's conversion adds what ISO 19005-2 asks of the file itself:
       // a trailer /ID, an sRGB output intent with the ICC v2 profile pdf-lib
@@ -275,12 +296,18 @@ class PdfLibDocument implements Document {
       // embedded (fonts.ts draws the standard families with DejaVu), no
       // transparency without the output intent, annotations printable.
       this.doc.setModificationDate(this.createdAt);
-      this.doc.convertToPDFA({ conformance: this.pdfA === '2u' ? '2U' : '2B' });
+      // A tagged file adds the PDF/UA identification, and the schema description PDF/A-2 asks for it.
+      const extensions = structure === undefined ? undefined : [PDFUA_EXTENSION_SCHEMA, PDFUA_IDENTIFICATION];
+      this.doc.convertToPDFA({ conformance: this.pdfA === '2u' ? '2U' : '2B', ...(extensions === undefined ? {} : { extensions }) });
     }
     const compress = this.compress;
     // objectsPerTick: Infinity: in a worker there is no event loop worth yielding
     // to (pdf-lib yields every 50 objects by default, which only slows us down).
     return this.doc.save({ useObjectStreams: compress, objectsPerTick: Number.POSITIVE_INFINITY });
+  }
+
+  setStructure(tree: StructureTree): void {
+    this.#structure = tree;
   }
 
   #image(native: PDFImage): Image {

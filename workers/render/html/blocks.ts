@@ -20,6 +20,8 @@ export interface TextBlock extends Margins {
   readonly align: Align;
   /** Keep-with-next: room wanted below the block's last line on the same page (headings). */
   readonly keep: number;
+  /** Structure type in a tagged render: H1-H6 for headings; P when absent. */
+  readonly role?: string;
 }
 
 /** Preformatted text: spans keep every space and line break. */
@@ -56,6 +58,8 @@ export interface TableCellData {
   readonly spans: Span[];
   readonly colspan: number;
   readonly align: Align;
+  /** A <th> outside <thead>: a row header. */
+  readonly header: boolean;
 }
 
 export interface TableBlock extends Margins {
@@ -75,6 +79,8 @@ export interface ImageBlock extends Margins {
   readonly width: number | undefined;
   readonly height: number | undefined;
   readonly align: Align;
+  /** The alt attribute: the Figure's alternate text in a tagged render ("" for decoration). */
+  readonly alt: string | undefined;
 }
 
 export type Block = TextBlock | PreBlock | ListBlock | QuoteBlock | RuleBlock | TableBlock | ImageBlock;

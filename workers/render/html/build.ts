@@ -37,6 +37,8 @@ class Sink {
     private readonly scope: Scope,
     /** Keep-with-next for the text blocks made here (headings). */
     private readonly keep = 0,
+    /** Structure type of the text blocks made here (H1-H6 in a heading). */
+    private readonly role?: string,
   ) {
     this.inline = new InlineText(scope.pre);
   }
@@ -46,7 +48,7 @@ class Sink {
     const spans = this.inline.take();
     if (spans === undefined) return;
     if (this.scope.pre) this.blocks.push({ kind: 'pre', spans, before: 0, after: 0 });
-    else this.blocks.push({ kind: 'text', spans, align: this.scope.align, keep: this.keep, before: 0, after: 0 });
+    else this.blocks.push({ kind: 'text', spans, align: this.scope.align, keep: this.keep, before: 0, after: 0, ...(this.role === undefined ? {} : { role: this.role }) });
   }
 
   add(block: Block): void {
@@ -95,7 +97,7 @@ class Walker {
     const heading = HEADINGS.get(tag);
     if (heading !== undefined) {
       // Keep a heading with two lines of what follows it.
-      this.container(element, scope, sink, { before: HEADING_BEFORE * size, after: HEADING_AFTER * size }, 2 * parent.style.size * parent.style.lineHeight);
+      this.container(element, scope, sink, { before: HEADING_BEFORE * size, after: HEADING_AFTER * size }, 2 * parent.style.size * parent.style.lineHeight, tag.toUpperCase());
       return;
     }
     switch (tag) {
@@ -132,8 +134,8 @@ class Walker {
   }
 
   /** A block element: its content as blocks, its margins collapsed with its first and last child's (CSS 2.1 section 8.3.1). */
-  container(element: HtmlElement, scope: Scope, sink: Sink, margins: Margins, keep = 0): void {
-    const blocks = this.inner(element, scope, keep);
+  container(element: HtmlElement, scope: Scope, sink: Sink, margins: Margins, keep = 0, role?: string): void {
+    const blocks = this.inner(element, scope, keep, role);
     const first = blocks[0];
     const last = blocks[blocks.length - 1];
     if (first === undefined || last === undefined) {
@@ -145,8 +147,8 @@ class Walker {
     sink.addAll(blocks);
   }
 
-  inner(element: HtmlElement, scope: Scope, keep = 0): Block[] {
-    const sink = new Sink(scope, keep);
+  inner(element: HtmlElement, scope: Scope, keep = 0, role?: string): Block[] {
+    const sink = new Sink(scope, keep, role);
     this.children(element, scope, sink);
     sink.flush();
     return sink.blocks;
@@ -201,7 +203,7 @@ class Walker {
         // HTML clamps colspan to 1..1000; here it is clamped to the columns left.
         const colspan = integerAttribute(cell, 'colspan', 1, MAX_COLUMNS - columns) ?? 1;
         columns += colspan;
-        cells.push({ spans: flattenBlocks(this.inner(cell, cellScope)), colspan, align: cellScope.align });
+        cells.push({ spans: flattenBlocks(this.inner(cell, cellScope)), colspan, align: cellScope.align, header: cell.tagName === 'th' });
       }
       if (cells.length > 0) into.push(cells);
     };
@@ -231,7 +233,7 @@ class Walker {
     if (bytes === undefined) return;
     const width = pixelsToPoints(attribute(element, 'width'));
     const height = pixelsToPoints(attribute(element, 'height'));
-    sink.add({ kind: 'image', bytes, width, height, align: scope.align, before: 0, after: 0 });
+    sink.add({ kind: 'image', bytes, width, height, align: scope.align, alt: attribute(element, 'alt'), before: 0, after: 0 });
   }
 }
 

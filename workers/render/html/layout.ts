@@ -11,7 +11,7 @@
 // continues past. A list marker waits for the item's first line and sits
 // on that line's baseline, whatever block the line belongs to.
 import type { PageCanvas, Rgb } from '../canvas.js';
-import { withGlyphCheck } from '../errors.js';
+import { RenderError, withGlyphCheck } from '../errors.js';
 import type { RenderContext } from '../context.js';
 import { drawImage, loadImage } from '../images.js';
 import { drawLine, layoutLines, prepareSpans, type Align, type Line } from '../inline.js';
@@ -19,6 +19,7 @@ import type { Block, ImageBlock, ListBlock, QuoteBlock, TextBlock } from './bloc
 import { fitImage } from './image.js';
 import { preLines } from './pre.js';
 import { drawHtmlTable, TABLE_PADDING } from './table.js';
+import type { Element, Structure } from '../tagging/structure.js';
 
 export interface Box {
   readonly left: number;
@@ -49,6 +50,8 @@ interface QuoteRule {
 
 interface Marker {
   readonly line: Line;
+  /** The item's Lbl element in a tagged render. */
+  readonly label: Element | undefined;
   /** The gutter the marker is right-aligned in, from the flow's left. */
   readonly left: number;
   readonly width: number;
@@ -76,7 +79,9 @@ export class HtmlLayout {
         case 'pre': {
           await prepareSpans(block.spans, this.context.fonts);
           const lines = withGlyphCheck(this.field, () => preLines(block.spans, box.width, this.context.fonts));
+          this.#structure?.open('P');
           this.#lines(lines, box, 'left');
+          this.#structure?.close();
           break;
         }
         case 'list':
@@ -124,7 +129,14 @@ export class HtmlLayout {
       const height = lines.reduce((sum, line) => sum + line.height, 0) + block.keep;
       if (height <= flow.page.height - flow.margins.top - flow.margins.bottom) this.#place(height);
     }
+    this.#structure?.open(block.role ?? 'P');
     this.#lines(lines, box, block.align);
+    this.#structure?.close();
+  }
+
+  /** The document's structure tree in a tagged render. */
+  get #structure(): Structure | undefined {
+    return this.context.flow.structure;
   }
 
   #lines(lines: readonly Line[], box: Box, align: Align): void {
@@ -155,18 +167,27 @@ export class HtmlLayout {
     const gap = MARKER_GAP * block.size;
     const indent = this.#indent(Math.max(LIST_INDENT * block.size, widest + gap), box);
     const inner = { left: box.left + indent, width: box.width - indent };
+    const structure = this.#structure;
+    structure?.open('L');
     for (const [index, item] of block.items.entries()) {
       const line = markers[index];
+      // L > LI > Lbl, LBody (ISO 32000-1 §14.8.4.3.3): the label's element comes first, drawn once the body's first line is.
+      structure?.open('LI');
+      const label = line === undefined || indent <= gap ? undefined : structure?.child('Lbl');
       // Lists nested past the point where indents stop (MIN_WIDTH) have no gutter, and no marker to put in it.
-      if (line !== undefined && indent > gap) this.#markers.push({ line, left: box.left, width: indent - gap });
+      if (line !== undefined && indent > gap) this.#markers.push({ line, label, left: box.left, width: indent - gap });
+      structure?.open('LBody');
       await this.blocks(item.blocks, inner);
+      structure?.close();
       // An item with nothing to draw still shows its marker, on a line of its own.
       if (line !== undefined && this.#markers.some((marker) => marker.line === line)) {
         const top = this.#place(line.height);
         this.#drawMarkers(top + line.baseline);
         this.context.flow.advance(line.height);
       }
+      structure?.close();
     }
+    structure?.close();
   }
 
   async #quote(block: QuoteBlock, box: Box): Promise<void> {
@@ -179,7 +200,9 @@ export class HtmlLayout {
       top: 0,
     };
     this.#quotes.push(rule);
+    this.#structure?.open('BlockQuote');
     await this.blocks(block.blocks, { left: box.left + indent, width: box.width - indent });
+    this.#structure?.close();
     this.#syncQuotes();
     this.#quotes.pop();
     if (rule.page !== undefined) this.#rule(rule, flow.page, rule.top, Math.min(flow.cursor, flow.page.height - flow.margins.bottom));
@@ -187,12 +210,20 @@ export class HtmlLayout {
 
   async #image(block: ImageBlock, box: Box): Promise<void> {
     const { flow } = this.context;
+    const structure = this.#structure;
+    if (structure !== undefined && block.alt === undefined) {
+      throw new RenderError([
+        { field: this.field, code: 'REQUIRED', message: 'an <img> has no alt attribute: a tagged PDF (output.tagged) reads out every image, so describe it in alt, or give alt="" for a decorative one' },
+      ]);
+    }
     const image = await loadImage(this.context, block.bytes, this.field);
     const pageHeight = Math.max(1, flow.page.height - flow.margins.top - flow.margins.bottom);
     const [width, height] = fitImage(image, block.width, block.height, box.width, pageHeight);
     const top = this.#place(height);
     // Width and height both given stretch the image to them, as browsers do.
+    if (structure !== undefined) structure.enter(structure.figure(block.alt ?? ''));
     drawImage(flow.page, image, flow.left + box.left + (box.width - width) * IMAGE_SHARE[block.align], top, width, height, 'fill');
+    structure?.close();
     this.#drawMarkers(top + height);
     flow.advance(height);
   }
@@ -217,7 +248,12 @@ export class HtmlLayout {
   #drawMarkers(baseline: number): void {
     if (this.#markers.length === 0) return;
     const { flow } = this.context;
-    for (const marker of this.#markers) drawLine(flow.page, marker.line, flow.left + marker.left, baseline - marker.line.baseline, marker.width, 'right');
+    const structure = this.#structure;
+    for (const marker of this.#markers) {
+      if (marker.label !== undefined) structure?.enter(marker.label);
+      drawLine(flow.page, marker.line, flow.left + marker.left, baseline - marker.line.baseline, marker.width, 'right');
+      if (marker.label !== undefined) structure?.close();
+    }
     this.#markers = [];
   }
 

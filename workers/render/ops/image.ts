@@ -5,7 +5,7 @@
 // (points from the page's top-left corner) it is drawn on the current page
 // and leaves the cursor where it was. images.ts decodes, checks and sizes.
 import * as v from 'valibot';
-import { decodeBase64Field } from '../errors.js';
+import { decodeBase64Field, RenderError } from '../errors.js';
 import { points } from '../fields.js';
 import type { OperationType } from '../context.js';
 import { MAX_IMAGE_BYTES, boxSize, drawImage, flowImage, loadImage } from '../images.js';
@@ -25,6 +25,11 @@ const schema = v.pipe(
     align: v.optional(v.picklist(['left', 'center', 'right'], 'must be left, center or right')),
     x: v.optional(points()),
     y: v.optional(points()),
+    /**
+     * Alternate text, read out in place of the image in a tagged PDF (output.tagged), where it is
+     * required; "" marks a decorative image, left out of the structure as an artifact.
+     */
+    alt: v.optional(v.pipe(v.string(), v.maxLength(10_000))),
     /** Space below the image when flowing; default half the font size, as after a paragraph. */
     spacing_after: v.optional(points(1_000)),
   }),
@@ -41,16 +46,24 @@ const schema = v.pipe(
 export const addImage: OperationType<typeof schema> = {
   schema,
   async run(op, context, at) {
+    const { flow } = context;
+    if (flow.structure !== undefined && op.alt === undefined) {
+      throw new RenderError([
+        { field: `${at}.alt`, code: 'REQUIRED', message: 'a tagged PDF (output.tagged) reads out every image: describe it in alt, or give alt "" for a decorative one' },
+      ]);
+    }
     const field = `${at}.data`;
     const bytes = decodeBase64Field(op.data, MAX_IMAGE_BYTES, field, { 'too-large': 'IMAGE_TOO_LARGE', invalid: 'INVALID_FORMAT' });
     const image = await loadImage(context, bytes, field);
-    const { flow } = context;
+    const { structure } = flow;
+    if (structure !== undefined) structure.enter(structure.figure(op.alt ?? ''));
     if (op.x !== undefined && op.y !== undefined) {
       const [width, height] = boxSize(image, op, flow.width);
       drawImage(flow.page, image, op.x, op.y, width, height, op.fit);
-      return;
+    } else {
+      flowImage(context, image, op);
+      flow.advance(op.spacing_after ?? context.style.size * 0.5);
     }
-    flowImage(context, image, op);
-    flow.advance(op.spacing_after ?? context.style.size * 0.5);
+    structure?.close();
   },
 };

@@ -6,7 +6,7 @@
 import * as v from 'valibot';
 import { align, color, fontSize, link, points } from '../fields.js';
 import { RenderError, withGlyphCheck } from '../errors.js';
-import type { OperationType } from '../context.js';
+import type { OperationType, RenderContext } from '../context.js';
 import { drawLine, drawLines, layoutLines, prepareSpans, type Span } from '../inline.js';
 
 const schema = v.pipe(
@@ -52,35 +52,44 @@ export const addText: OperationType<typeof schema> = {
     const spans: Span[] = [{ text: op.text, style }];
     await prepareSpans(spans, context.fonts);
     const { flow } = context;
-    // Undefined: each line's start side, right for a right-to-left paragraph.
-    const alignment = op.align;
-
-    if (op.x !== undefined && op.y !== undefined) {
-      const page = flow.page;
-      if (op.x >= page.width || op.y >= page.height) {
-        throw new RenderError([{ field: `${at}.${op.x >= page.width ? 'x' : 'y'}`, code: 'OUT_OF_RANGE', message: `must lie on the page (${page.width.toFixed(0)} × ${page.height.toFixed(0)} pt)` }]);
-      }
-      // Up to the right margin, or to the page edge for text placed in the margin itself.
-      const toMargin = page.width - flow.margins.right - op.x;
-      const width = op.width ?? (toMargin >= 1 ? toMargin : page.width - op.x);
-      const room = page.height - op.y;
-      const lines = withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, room, op.direction));
-      if (lines.reduce((sum, line) => sum + line.height, 0) > room + 0.01) {
-        // Absolute text is never paginated; losing its last lines silently would be worse than saying so.
-        throw new RenderError([
-          { field: `${at}.y`, code: 'OUT_OF_RANGE', message: 'the text runs past the bottom of the page; place it higher, give it more width, or let it flow' },
-        ]);
-      }
-      drawLines(page, lines, op.x, op.y, width, alignment);
-      return;
-    }
-
-    const width = Math.min(op.width ?? flow.width, flow.width);
-    for (const line of withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, Number.POSITIVE_INFINITY, op.direction))) {
-      flow.ensure(line.height);
-      drawLine(flow.page, line, flow.left, flow.cursor, width, alignment);
-      flow.advance(line.height);
-    }
-    flow.advance(op.spacing_after ?? style.size * 0.5);
+    // A paragraph in a tagged render, on however many pages its lines fall.
+    flow.structure?.open('P');
+    place(op, context, at, spans);
+    flow.structure?.close();
+    if (op.x === undefined) flow.advance(op.spacing_after ?? style.size * 0.5);
   },
 };
+
+/** Lays the paragraph out: placed at x and y on the current page, or flowing from the cursor. */
+function place(op: v.InferOutput<typeof schema>, context: RenderContext, at: string, spans: Span[]): void {
+  const { flow } = context;
+  // Undefined: each line's start side, right for a right-to-left paragraph.
+  const alignment = op.align;
+
+  if (op.x !== undefined && op.y !== undefined) {
+    const page = flow.page;
+    if (op.x >= page.width || op.y >= page.height) {
+      throw new RenderError([{ field: `${at}.${op.x >= page.width ? 'x' : 'y'}`, code: 'OUT_OF_RANGE', message: `must lie on the page (${page.width.toFixed(0)} × ${page.height.toFixed(0)} pt)` }]);
+    }
+    // Up to the right margin, or to the page edge for text placed in the margin itself.
+    const toMargin = page.width - flow.margins.right - op.x;
+    const width = op.width ?? (toMargin >= 1 ? toMargin : page.width - op.x);
+    const room = page.height - op.y;
+    const lines = withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, room, op.direction));
+    if (lines.reduce((sum, line) => sum + line.height, 0) > room + 0.01) {
+      // Absolute text is never paginated; losing its last lines silently would be worse than saying so.
+      throw new RenderError([
+        { field: `${at}.y`, code: 'OUT_OF_RANGE', message: 'the text runs past the bottom of the page; place it higher, give it more width, or let it flow' },
+      ]);
+    }
+    drawLines(page, lines, op.x, op.y, width, alignment);
+    return;
+  }
+
+  const width = Math.min(op.width ?? flow.width, flow.width);
+  for (const line of withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, Number.POSITIVE_INFINITY, op.direction))) {
+    flow.ensure(line.height);
+    drawLine(flow.page, line, flow.left, flow.cursor, width, alignment);
+    flow.advance(line.height);
+  }
+}

@@ -11,6 +11,8 @@ export interface TableCell {
   readonly colspan: number;
   readonly align: Align;
   readonly fill?: Rgb;
+  /** A header cell in a body row (HTML <th>): a row header in a tagged render. */
+  readonly header?: boolean;
 }
 
 export interface TableInput {

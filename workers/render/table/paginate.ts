@@ -9,12 +9,15 @@ import type { Line } from '../inline.js';
 import { layRow, releaseRow } from './measure.js';
 import { bandHeight, EPSILON, type Grid, type Row } from './model.js';
 import { BandPainter } from './paint.js';
+import { TableTags } from '../tagging/table.js';
 
 /** A header taller than this share of the page is drawn once, as leading rows, instead of on every page. */
 const HEADER_SHARE = 0.5;
 
 /** Draws the rows from the cursor. Header rows come laid out; body rows are laid out here. */
 export function paginate(flow: Flow, fonts: FontBook, header: readonly Row[], body: readonly Row[], grid: Grid): void {
+  // Made before the header can join the body below: those rows are still header cells.
+  const tags = flow.structure === undefined ? undefined : new TableTags(flow.structure, new Set(header), body);
   const { inset } = grid;
   const pageRoom = () => flow.page.height - flow.margins.top - flow.margins.bottom;
   let headerHeight = header.reduce((sum, row) => sum + row.height, 0);
@@ -37,7 +40,7 @@ export function paginate(flow: Flow, fonts: FontBook, header: readonly Row[], bo
   flow.ensure(headerHeight + firstNeed);
   let freshPage = flow.atTop;
   let rowsOnPage = 0;
-  const painter = new BandPainter(grid);
+  const painter = new BandPainter(grid, tags);
   const startPage = (newPage: boolean) => {
     if (newPage) {
       flow.newPage();
@@ -45,7 +48,7 @@ export function paginate(flow: Flow, fonts: FontBook, header: readonly Row[], bo
     }
     rowsOnPage = 0;
     for (const row of header) {
-      painter.band(flow.page, row, flow.cursor, row.height, undefined, undefined);
+      painter.band(flow.page, row, flow.cursor, row.height, undefined, undefined, newPage);
       flow.advance(row.height);
     }
   };

@@ -4,6 +4,7 @@ import type { PageCanvas } from '../canvas.js';
 import type { Line } from '../inline.js';
 import type { Grid, Placed, Row } from './model.js';
 import { drawCellLine } from './text-ops.js';
+import type { TableTags } from '../tagging/table.js';
 
 /**
  * Draws row bands (a row, or the part of a split row on one page) page by
@@ -19,13 +20,20 @@ export class BandPainter {
   readonly #edges: Uint8Array;
   #bottom = 0;
 
-  constructor(private readonly grid: Grid) {
+  constructor(
+    private readonly grid: Grid,
+    /** The table's structure elements in a tagged render. */
+    private readonly tags?: TableTags,
+  ) {
     this.#open = new Float64Array(grid.xs.length).fill(Number.NaN);
     this.#edges = new Uint8Array(grid.xs.length);
   }
 
-  /** Lines from..to of each cell of a row (all of them when undefined) in a band of `height` from `top`. */
-  band(page: PageCanvas, row: Row, top: number, height: number, from: readonly number[] | undefined, to: readonly number[] | undefined): void {
+  /**
+   * Lines from..to of each cell of a row (all of them when undefined) in a band of `height` from `top`.
+   * `repeated`: a header row drawn again at the top of a later page.
+   */
+  band(page: PageCanvas, row: Row, top: number, height: number, from: readonly number[] | undefined, to: readonly number[] | undefined, repeated = false): void {
     const { xs, inset, borderWidth: b, borderColor } = this.grid;
     const last = xs.length - 1;
     if (page !== this.#page) {
@@ -39,12 +47,16 @@ export class BandPainter {
       const x1 = xs[placed.col + placed.span] as number;
       if (placed.cell.fill !== undefined) page.fillRect(x0, top, x1 - x0, height, placed.cell.fill);
       const end = to?.[i] ?? placed.lines.length;
+      const start = from?.[i] ?? 0;
+      const tags = start < end ? this.tags : undefined;
+      tags?.enterCell(row, i, repeated);
       let y = top + inset;
-      for (let k = from?.[i] ?? 0; k < end; k++) {
+      for (let k = start; k < end; k++) {
         const line = placed.lines[k] as Line;
         drawCellLine(page, line, x0 + inset, y, x1 - x0 - 2 * inset, placed.cell.align);
         y += line.height;
       }
+      tags?.leave();
     }
     if (b <= 0) return;
     // Rules go down after the fills on both sides of them (a fill drawn later would hide half a rule): each

@@ -1,7 +1,7 @@
 // A cell's line of text in as few text operations as it can be.
 import type { PageCanvas, Rgb } from '../canvas.js';
 import type { Run } from '../fonts.js';
-import { drawLine, type Align, type Line, type TextStyle } from '../inline.js';
+import { drawLine, drawPiece, type Align, type Line, type TextStyle } from '../inline.js';
 
 /** One text operation of a line: runs drawn from `dx` after the line's start. */
 interface TextOp {
@@ -32,10 +32,7 @@ export function drawCellLine(page: PageCanvas, line: Line, left: number, top: nu
   const x = align === 'center' ? left + slack / 2 : align === 'right' ? left + slack : left;
   const baseline = top + line.baseline;
   if (line.actualText !== undefined) page.beginActualText(line.actualText);
-  for (const op of plan) {
-    page.text(op.runs, x + op.dx, baseline, op.style.size, op.style.color, op.style);
-    if (op.style.link !== undefined) page.link(x + op.dx, top, op.width, line.height, op.style.link);
-  }
+  for (const op of plan) drawPiece(page, op.runs, x + op.dx, baseline, op.style, top, op.width, line.height);
   if (line.actualText !== undefined) page.endActualText();
 }
 

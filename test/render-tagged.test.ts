@@ -1,0 +1,149 @@
+// output.tagged on a RenderRequest (issue 15): golden documents rendered
+// tagged pass our own check-accessibility (PDF/UA-1) with no failure, poppler
+// reads their structure tree in reading order with the right roles, qpdf
+// finds no error, and pdftotext reads the same text as the untagged render
+// in the same fonts (PDF/A's embedded DejaVu, which tagging also uses).
+// Tagged with pdf_a passes compliance-check too. The untagged letter fails
+// the accessibility check, so the check can fail; the new validation errors
+// are 422s naming their fields.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { postJson, readProblem, renderPdf } from './helpers/http.js';
+import { KEYS, bearer } from './helpers/keys.js';
+import { pdfInfo, pdfStructure, pdfToText, type StructLine } from './helpers/pdf-tools.js';
+import { startTestServer } from './helpers/server.js';
+import { article, invoice, letter, redSquare, unicode } from './helpers/tagged-documents.js';
+
+interface Report {
+  compliant: boolean;
+  failures: Array<{ rule: string; sample?: string }>;
+}
+
+const roles = (lines: readonly StructLine[]) => lines.flatMap((line) => (line.role === undefined ? [] : [line.role]));
+/** The lines under the element at `index` (deeper than it, up to the next line as shallow). */
+const kidsOf = (tree: readonly StructLine[], index: number) => {
+  const depth = (tree[index] as StructLine).depth;
+  const end = tree.findIndex((line, i) => i > index && line.depth <= depth);
+  return tree.slice(index + 1, end < 0 ? undefined : end);
+};
+const count = (list: readonly string[], role: string) => list.filter((r) => r === role).length;
+
+test('render with output.tagged', async (t) => {
+  const server = await startTestServer();
+  t.after(() => server.close());
+  const check = async (path: string, pdf: Uint8Array, key: string): Promise<Report> => {
+    const response = await fetch(`${server.base}${path}`, {
+      method: 'POST',
+      headers: { ...bearer(key), 'content-type': 'application/json' },
+      body: JSON.stringify({ pdf: Buffer.from(pdf).toString('base64') }),
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    return ((await response.json()) as { data: Report }).data;
+  };
+  const accessibility = (pdf: Uint8Array) => check('/api/v1/check-accessibility', pdf, KEYS.pro);
+  const compliance = (pdf: Uint8Array) => check('/api/v1/compliance-check', pdf, KEYS.enterprise);
+  const image = await redSquare();
+  const documents = { letter: letter(), invoice: invoice(), article: article(image), unicode: unicode() };
+
+  for (const [name, document] of Object.entries(documents)) {
+    await t.test(`${name}: PDF/UA-1 compliant by our own check, and the same text as untagged`, async () => {
+      const pdf = await renderPdf(server.base, { ...document, output: { tagged: true } });
+      assert.deepEqual((await accessibility(pdf)).failures, []);
+      // The untagged render in the same (embedded) fonts lays out identically: tagging adds marks, never moves text.
+      const untagged = await renderPdf(server.base, { ...document, output: { pdf_a: '2b' } });
+      assert.equal(await pdfToText(pdf), await pdfToText(untagged));
+      const info = await pdfInfo(pdf);
+      assert.equal(info.Tagged, 'yes');
+      assert.equal(info.Title, (document.metadata as { title: string }).title);
+    });
+  }
+
+  await t.test('letter: paragraphs in order, the link in a Link element, header and footer left out as artifacts', async () => {
+    const pdf = await renderPdf(server.base, { ...documents.letter, output: { tagged: true } });
+    const tree = await pdfStructure(pdf);
+    assert.deepEqual(roles(tree), ['Document', 'P', 'P', 'P', 'P', 'Link', 'P', 'P']);
+    const text = tree.map((line) => line.text).join('\n');
+    assert.match(text, /"24November2026"[\s\S]*"DearMrSmith,"[\s\S]*"AdaLovelace"/);
+    // The link's words (one sequence each: the underline between them is an artifact) and its annotation (an object reference).
+    const link = kidsOf(tree, tree.findIndex((line) => line.role === 'Link'));
+    assert.equal(link.filter((line) => line.text.startsWith('"')).map((line) => line.text.slice(1, -1)).join(' '), 'Our terms are online.');
+    assert.equal(link.filter((line) => /^Object \d+ \d+$/.test(line.text)).length, 1);
+    assert.doesNotMatch(text, /ACME|Page/);
+  });
+
+  await t.test('invoice: a Table of header and data cells, its header in the tree once though repeated on every page', async () => {
+    const pdf = await renderPdf(server.base, { ...documents.invoice, output: { tagged: true } });
+    assert.ok(Number((await pdfInfo(pdf)).Pages) >= 3);
+    const tree = await pdfStructure(pdf);
+    const list = roles(tree);
+    assert.equal(count(list, 'Table'), 1);
+    assert.equal(count(list, 'TR'), 91);
+    assert.equal(count(list, 'TH'), 3);
+    assert.equal(count(list, 'TD'), 270);
+    assert.equal(tree.filter((line) => line.text === '/Scope /Column').length, 3);
+    // The header-less total is a layout table: a Div of paragraphs, not a Table with cells no header describes.
+    assert.deepEqual(list.slice(-4), ['Div', 'P', 'P', 'P']);
+  });
+
+  await t.test('article: headings, lists, quote, table with column and row headers, figures with alt, decorative images left out', async () => {
+    const pdf = await renderPdf(server.base, { ...documents.article, output: { tagged: true } });
+    const tree = await pdfStructure(pdf);
+    assert.deepEqual(roles(tree), [
+      'Document', 'H1', 'P', 'Link', 'H2',
+      'L', 'LI', 'Lbl', 'LBody', 'P', 'LI', 'Lbl', 'LBody', 'P', 'L', 'LI', 'Lbl', 'LBody', 'P', 'LI', 'Lbl', 'LBody', 'P',
+      'BlockQuote', 'P', 'H2',
+      'Table', 'TR', 'TH', 'TH', 'TR', 'TD', 'TD', 'TR', 'TH', 'TD', 'TR', 'TD',
+      'H3', 'Figure', 'P', 'Figure',
+    ]);
+    const text = tree.map((line) => line.text).join('\n');
+    assert.match(text, /TH:\n\/Scope \/Row\n"South"/);
+    assert.match(text, /TD:\n\/ColSpan 2\n"Total 200"/);
+    assert.match(text, /Lbl \(block\)\n"•"/);
+    assert.match(text, /Lbl \(block\)\n"1\."/);
+    // poppler does not print /Alt; the accessibility check above found it on both figures (7.3-1).
+  });
+
+  for (const level of ['2b', '2u'] as const) {
+    await t.test(`tagged with pdf_a ${level}: compliant by compliance-check and by check-accessibility`, async () => {
+      for (const document of [documents.letter, documents.article]) {
+        const pdf = await renderPdf(server.base, { ...document, output: { tagged: true, pdf_a: level } });
+        const pdfa = await compliance(pdf);
+        assert.deepEqual(pdfa.failures, []);
+        assert.equal(pdfa.compliant, true);
+        assert.deepEqual((await accessibility(pdf)).failures, []);
+      }
+    });
+  }
+
+  await t.test('the untagged letter fails the accessibility check: no structure tree, no marked content', async () => {
+    const pdf = await renderPdf(server.base, documents.letter);
+    const report = await accessibility(pdf);
+    assert.equal(report.compliant, false);
+    const rules = report.failures.map((f) => f.rule);
+    for (const rule of ['7.1-11', '6.2-1', '5-1']) assert.ok(rules.includes(rule), rules.join(' '));
+  });
+
+  const problem = async (body: unknown) => {
+    const response = await postJson(server.base, '/api/v1/render', body);
+    const read = await readProblem(response);
+    assert.equal(read.status, 422);
+    return read.errors?.map((e) => `${e.field} ${e.code}`);
+  };
+
+  await t.test('tagged without a title or a language: 422 naming both', async () => {
+    assert.deepEqual(await problem({ output: { tagged: true }, operations: [{ type: 'add_text', text: 'x' }] }), ['metadata.title REQUIRED', 'metadata.language REQUIRED']);
+    assert.deepEqual(await problem({ output: { tagged: true }, metadata: { title: ' ', language: 'en' }, operations: [{ type: 'add_text', text: 'x' }] }), ['metadata.title REQUIRED']);
+  });
+
+  await t.test('tagged with an image without alt: 422 on add_image alt, or on the html of an <img>', async () => {
+    const metadata = { title: 'T', language: 'en' };
+    assert.deepEqual(await problem({ output: { tagged: true }, metadata, operations: [{ type: 'add_text', text: 'x' }, { type: 'add_image', data: image }] }), ['operations[1].alt REQUIRED']);
+    assert.deepEqual(await problem({ output: { tagged: true }, metadata, operations: [{ type: 'add_html', html: `<p><img src="data:image/png;base64,${image}"></p>` }] }), ['operations[0].html REQUIRED']);
+    // Untagged, alt stays optional.
+    await renderPdf(server.base, { operations: [{ type: 'add_image', data: image }] });
+  });
+
+  await t.test('output.tagged must be a boolean', async () => {
+    assert.deepEqual(await problem({ output: { tagged: 'yes' }, operations: [{ type: 'add_text', text: 'x' }] }), ['output.tagged INVALID_TYPE']);
+  });
+});

@@ -1,0 +1,54 @@
+// One page's marked content in a tagged render (ISO 32000-1 §14.6, §14.7.4):
+// every text and image drawn inside a sequence whose MCID its structure
+// element owns, every path inside /Artifact, as PDF/UA-1 7.1 asks. A
+// sequence stays open while consecutive drawing belongs to the same place,
+// so a paragraph's lines are one sequence, not one per word; the canvas ends
+// its text object before a sequence changes, so BDC/EMC never cut a BT/ET.
+import type { Artifact, Element, Structure } from './structure.js';
+
+/** Decoration drawn as paths (rules, borders, fills, underlines). */
+const PATHS: Artifact = Object.freeze({ artifact: undefined });
+
+export type ContentKind = 'content' | 'path';
+
+export class PageMarks {
+  #open: Element | Artifact | undefined;
+  #nextMcid = 0;
+  /** Depth of /ActualText spans: the sequence around one cannot change inside it (they must nest). */
+  #spans = 0;
+
+  constructor(
+    private readonly structure: Structure,
+    /** The page canvas, recorded with each MCID until the document numbers its pages. */
+    private readonly page: object,
+  ) {}
+
+  /** Operators that put what is drawn next where it belongs; undefined when the open sequence already fits. */
+  switchTo(kind: ContentKind): string | undefined {
+    if (this.#spans > 0) return undefined;
+    const target = kind === 'path' ? PATHS : this.structure.target;
+    const open = this.#open;
+    if (open === target || (open !== undefined && 'artifact' in open && 'artifact' in target && open.artifact === target.artifact)) return undefined;
+    this.#open = target;
+    const end = open === undefined ? '' : 'EMC\n';
+    if ('artifact' in target) return end + (target.artifact === undefined ? '/Artifact BMC' : `/Artifact <</Type /${target.artifact}>> BDC`);
+    const mcid = this.#nextMcid++;
+    target.kids.push({ page: this.page, mcid });
+    return `${end}/${target.role} <</MCID ${mcid}>> BDC`;
+  }
+
+  beginSpan(): void {
+    this.#spans++;
+  }
+
+  endSpan(): void {
+    this.#spans--;
+  }
+
+  /** The operator that closes the open sequence at the end of the page, if one is open. */
+  close(): string | undefined {
+    if (this.#open === undefined) return undefined;
+    this.#open = undefined;
+    return 'EMC';
+  }
+}

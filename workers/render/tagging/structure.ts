@@ -1,0 +1,125 @@
+// The structure tree of a tagged render (output.tagged), built while the
+// operations draw. Operations open elements (P, H1, L/LI, Table/TR/TD,
+// Figure, Link...) around what they draw; the page canvas asks `target` which
+// element the next text or image belongs to and records a marked-content
+// sequence with an MCID in it (marked-content.ts). An artifact as the target
+// is content outside the tree (headers, footers, page numbers, repeated
+// table headers, decorative images). Paths (rules, borders, fills)
+// are always artifacts: every path this engine draws is decoration.
+import type { AnnotationKid, ContentKid, StructureNode } from '../../seams/pdf.js';
+
+/** A structure element under construction; `page` of its content is the canvas until the document knows page numbers. */
+export interface Element {
+  readonly role: string;
+  readonly kids: (Element | PendingContent | PendingAnnotation)[];
+  readonly alt?: string;
+  readonly scope?: 'Column' | 'Row';
+  readonly colSpan?: number;
+  /** A Link's target, so consecutive pieces of one link share the element. */
+  readonly uri?: string;
+}
+
+export interface PendingContent {
+  readonly page: object;
+  readonly mcid: number;
+}
+
+export interface PendingAnnotation {
+  readonly page: object;
+  readonly link: number;
+}
+
+export type ElementOptions = Pick<Element, 'alt' | 'scope' | 'colSpan' | 'uri'>;
+
+/** Content outside the tree: `Pagination` for what repeats on every page (ISO 32000-1 §14.8.2.2.2), untyped for decoration. */
+export interface Artifact {
+  readonly artifact: 'Pagination' | undefined;
+}
+
+export const PAGINATION: Artifact = Object.freeze({ artifact: 'Pagination' });
+export const DECORATION: Artifact = Object.freeze({ artifact: undefined });
+
+export class Structure {
+  readonly root: Element = { role: 'Document', kids: [] };
+  /** Open elements, innermost last, and artifact spans (nothing drawn inside one joins the tree). */
+  readonly #stack: (Element | Artifact)[] = [this.root];
+
+  /** Where content drawn now belongs: an element, or an artifact. */
+  get target(): Element | Artifact {
+    return this.#stack[this.#stack.length - 1] as Element | Artifact;
+  }
+
+  /** A new element, last kid of the innermost open element, not entered. */
+  child(role: string, options: ElementOptions = {}): Element {
+    return this.childOf(this.#container(), role, options);
+  }
+
+  /** A new element, last kid of `parent` (a table's row, made when the row is first drawn). */
+  childOf(parent: Element, role: string, options: ElementOptions = {}): Element {
+    const element: Element = { role, kids: [], ...options };
+    parent.kids.push(element);
+    return element;
+  }
+
+  /** A new element, entered: what is drawn until close() belongs to it. */
+  open(role: string, options: ElementOptions = {}): Element {
+    const element = this.child(role, options);
+    this.#stack.push(element);
+    return element;
+  }
+
+  /** Enters an existing element (a list label drawn after its item's first line), or an artifact span. */
+  enter(element: Element | Artifact): void {
+    this.#stack.push(element);
+  }
+
+  /** Leaves what open() or enter() entered. */
+  close(): void {
+    if (this.#stack.length > 1) this.#stack.pop();
+  }
+
+  /**
+   * The Link element for a piece of linked text: the innermost element's last
+   * kid when it is a Link to the same target (the next word of the link, or
+   * its continuation on the next line), else a new one.
+   */
+  link(uri: string): Element | undefined {
+    // A link drawn as an artifact (in a repeated table header) stays outside the tree.
+    if ('artifact' in this.target) return undefined;
+    const container = this.#container();
+    const last = container.kids[container.kids.length - 1];
+    if (last !== undefined && 'role' in last && last.role === 'Link' && last.uri === uri) return last;
+    // The annotation's /Contents says where the link goes (PDF/UA-1 7.18.5).
+    return this.child('Link', { uri, alt: uri.startsWith('mailto:') ? `Email ${uri.slice('mailto:'.length)}` : `Link to ${uri}` });
+  }
+
+  /** Where an image goes: a Figure with its alternate text, or decoration (an artifact) when the text is empty (alt="" in HTML's sense). */
+  figure(alt: string): Element | Artifact {
+    return alt.trim() === '' ? DECORATION : this.child('Figure', { alt });
+  }
+
+  /** The tree for the PDF seam, with each page object replaced by its index. */
+  finish(pageIndex: (page: object) => number): StructureNode {
+    const convert = (element: Element): StructureNode => ({
+      role: element.role,
+      ...(element.alt === undefined ? {} : { alt: element.alt }),
+      ...(element.scope === undefined ? {} : { scope: element.scope }),
+      ...(element.colSpan === undefined ? {} : { colSpan: element.colSpan }),
+      kids: element.kids.map((kid): StructureNode | ContentKid | AnnotationKid => {
+        if ('role' in kid) return convert(kid);
+        if ('mcid' in kid) return { page: pageIndex(kid.page), mcid: kid.mcid };
+        return { page: pageIndex(kid.page), link: kid.link };
+      }),
+    });
+    return convert(this.root);
+  }
+
+  /** The innermost open element (an artifact span holds no elements: its elements go to the one around it). */
+  #container(): Element {
+    for (let i = this.#stack.length - 1; i >= 0; i--) {
+      const element = this.#stack[i] as Element | Artifact;
+      if ('role' in element) return element;
+    }
+    return this.root;
+  }
+}

@@ -1,0 +1,61 @@
+// A table's structure in a tagged render. A table with header cells is a
+// data table: Table > TR > TH/TD, header rows' cells TH with /Scope /Column,
+// header cells of body rows (HTML <th>) TH with /Scope /Row, spans as
+// /ColSpan, so every data cell has a header (PDF/UA-1 7.5). The header rows
+// drawn again at the top of later pages are pagination artifacts: the tree
+// has them once. A table without any header cell is a layout table (PDF/UA
+// asks that layout tables not be tagged Table): a Div with each cell's text
+// as a P, row by row.
+import type { Placed, Row } from '../table/model.js';
+import { PAGINATION, type Element, type Structure } from './structure.js';
+
+export class TableTags {
+  readonly #table: Element;
+  /** Each row's cell elements (data tables), made when the row is first drawn; a split row keeps them on the next page. */
+  readonly #cells = new WeakMap<Row, Element[]>();
+  readonly #data: boolean;
+
+  constructor(
+    private readonly structure: Structure,
+    /** Rows given as the table's header (repeated on every page). */
+    private readonly header: ReadonlySet<Row>,
+    body: readonly Row[],
+  ) {
+    this.#data = header.size > 0 || body.some((row) => row.cells.some((placed) => placed.cell.header === true));
+    this.#table = structure.child(this.#data ? 'Table' : 'Div');
+  }
+
+  /** Enters where cell `index` of `row` is drawn: its element, or an artifact for a repeated header. Leave with leave(). */
+  enterCell(row: Row, index: number, repeated: boolean): void {
+    if (repeated) {
+      this.structure.enter(PAGINATION);
+      return;
+    }
+    let cells = this.#cells.get(row);
+    if (!this.#data) {
+      // One P per cell with text, made when its first line is drawn.
+      if (cells === undefined) this.#cells.set(row, (cells = []));
+      let paragraph = cells[index];
+      if (paragraph === undefined) cells[index] = paragraph = this.structure.childOf(this.#table, 'P');
+      this.structure.enter(paragraph);
+      return;
+    }
+    if (cells === undefined) {
+      const tr = this.structure.childOf(this.#table, 'TR');
+      cells = row.cells.map((placed) => this.#cell(tr, placed, this.header.has(row)));
+      this.#cells.set(row, cells);
+    }
+    this.structure.enter(cells[index] as Element);
+  }
+
+  leave(): void {
+    this.structure.close();
+  }
+
+  #cell(tr: Element, placed: Placed, headerRow: boolean): Element {
+    const span = placed.span > 1 ? { colSpan: placed.span } : {};
+    if (headerRow) return this.structure.childOf(tr, 'TH', { scope: 'Column', ...span });
+    if (placed.cell.header === true) return this.structure.childOf(tr, 'TH', { scope: 'Row', ...span });
+    return this.structure.childOf(tr, 'TD', span);
+  }
+}
