@@ -4,7 +4,8 @@
 // written byte by byte (test/helpers/cff.ts), each font breaking one rule:
 // a glyph the program lacks, a width off by more than 1/1000 em, a code that
 // shows .notdef, a subset's CharSet or CIDSet that misses glyphs, a Type 0
-// string cut short of a whole code.
+// string cut short of a whole code. PDF/UA-1 shares the program reading
+// (7.21.4.1-2, 7.21.4.2).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { deflateSync } from 'node:zlib';
 import * as fontkit from 'fontkit';
 import { openObjects } from '../../workers/seams/pdf-objects.js';
 import { validatePdfa, type Standard } from '../../workers/analysis/pdfa/validate.js';
+import { checkAccessibility } from '../../workers/analysis/ua/check.js';
 import { pdfOfObjects } from '../helpers/raw-pdf.js';
 import { cffProgram, SID } from '../helpers/cff.js';
 
@@ -124,4 +126,20 @@ test('Type 0 over a CIDFontType2: a string cut short of a whole 2-byte code fail
   assert.deepEqual(await glyphRules(pdf(`BT /F1 12 Tf ${code} Tj ET`, type0([gidA])), 'pdfa-1b'), []);
   assert.deepEqual(await glyphRules(pdf(`BT /F1 12 Tf ${code} Tj ET`, type0([])), 'pdfa-1b'), ['6.3.5-3']);
   assert.deepEqual(await glyphRules(pdf(`BT /F1 12 Tf ${code} Tj ET`, type0(undefined)), 'pdfa-1b'), ['6.3.5-3']);
+});
+
+test('PDF/UA-1 reads the same programs: a glyph the program lacks (7.21.4.1-2), a CharSet (7.21.4.2-1) or CIDSet (7.21.4.2-2) that misses glyphs', async () => {
+  const ua = async (bytes: Uint8Array) => (await checkAccessibility(bytes, undefined)).failures.map((f) => f.rule).filter((rule) => rule.startsWith('7.21.4'));
+  assert.deepEqual(await ua(pdf('BT /F1 12 Tf (A) Tj ET', type1C({ charSet: '/A' }))), []);
+  assert.deepEqual(await ua(pdf('BT /F1 12 Tf (AB) Tj ET', type1C({ charSet: '/A' }))), ['7.21.4.1-2']);
+  assert.deepEqual(await ua(pdf('BT /F1 12 Tf (A) Tj ET', type1C({ charSet: '/A/C' }))), ['7.21.4.2-1']);
+  const gidA = dejavu.glyphForCodePoint(65).id;
+  const code = `<${gidA.toString(16).padStart(4, '0')}>`;
+  assert.deepEqual(await ua(pdf(`BT /F1 12 Tf ${code} Tj ET`, type0([gidA]))), ['7.21.4.2-2']);
+  assert.deepEqual(await ua(pdf(`BT /F1 12 Tf ${code} Tj ET`, type0(undefined))), []);
+});
+
+test('a /FontFile2 that is no stream embeds nothing: 6.2.11.4.1-1', async () => {
+  const [font, descriptor] = trueType({ A: advance('A'), B: advance('B') });
+  assert.deepEqual(await glyphRules(pdf('BT /F1 12 Tf (A) Tj ET', [font!, descriptor!, Buffer.from('<< /Length1 0 >>')]), 'pdfa-2b'), ['6.2.11.4.1-1']);
 });

@@ -6,7 +6,7 @@ import type { PdfObjects } from '../../seams/pdf-objects.js';
 import { PdfStream, type PdfDict } from '../../untrusted/pdf-values.js';
 import { scanCos, type CosFacts } from './cos-scan.js';
 import { contentFacts, type ContentFacts } from './content-facts.js';
-import { fontGlyphs, type FontGlyphs } from './font-glyphs.js';
+import { fontGlyphs, type FontGlyphs } from '../fonts/font-glyphs.js';
 import { readIccHeader, type IccHeader } from './icc.js';
 import { walkDocument, type DocumentWalk } from './walk.js';
 import { readPacket, type MetadataPacket } from './xmp-packet.js';

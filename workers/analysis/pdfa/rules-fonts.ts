@@ -17,8 +17,9 @@ function descriptor(d: PdfaDocument, font: PdfDict): PdfDict | undefined {
 }
 
 function embedded(d: PdfaDocument, font: PdfDict): boolean {
+  // A font file that is no stream embeds nothing (veraPDF corpus 6-2-11-4-1-t01-fail-a: /FontFile names a dictionary).
   const fd = descriptor(d, font);
-  return fd !== undefined && (fd.has('FontFile') || fd.has('FontFile2') || fd.has('FontFile3'));
+  return ['FontFile', 'FontFile2', 'FontFile3'].some((key) => d.pdf.stream(fd?.get(key)) !== undefined);
 }
 
 function fontName(d: PdfaDocument, font: PdfDict): string {

@@ -7,6 +7,7 @@
 // a TrueType program's cmap subtables suit its symbolic flag.
 import type { PdfDict } from '../../untrusted/pdf-values.js';
 import type { Violation } from '../rules.js';
+import { charSetListsAll, cidSetListsAll } from '../fonts/font-glyphs.js';
 import { cmapSubtables } from '../fonts/truetype-cmaps.js';
 import type { PdfaDocument } from './document.js';
 import { at, type PdfaRule } from './rule.js';
@@ -35,41 +36,13 @@ function isSymbolic(d: PdfaDocument, font: PdfDict): boolean {
   return ((d.pdf.number(descriptor(d, font)?.get('Flags')) ?? 0) & 4) !== 0;
 }
 
-/** The CharSet string's names: "/a/b/c" → a, b, c. */
-function charSetNames(text: string): Set<string> {
-  return new Set(text.split('/').map((name) => name.trim()).filter((name) => name !== '' && name !== '.notdef'));
+function charSetOk(d: PdfaDocument, font: PdfDict): boolean | undefined {
+  return charSetListsAll(d.glyphsOf(font), d.pdf.text(descriptor(d, font)?.get('CharSet')));
 }
 
-/** Whether a subset Type 1 font's CharSet names exactly the glyphs its program has (.notdef aside); undefined when the program is not read. */
-function charSetListsAll(d: PdfaDocument, font: PdfDict): boolean | undefined {
-  const program = d.glyphsOf(font).glyphNames;
-  const charSet = d.pdf.text(descriptor(d, font)?.get('CharSet'));
-  if (program === undefined || charSet === undefined) return undefined;
-  const listed = charSetNames(charSet);
-  const present = new Set(program.filter((name) => name !== '.notdef'));
-  return present.size === listed.size && [...present].every((name) => listed.has(name));
-}
-
-/**
- * veraPDF's cidSetListsAllGlyphs: in part 1, every CID the content shows
- * that the program has is in the CIDSet; in parts 2 and 3, every CID of
- * the program (0 aside) is in it, and every CID it lists is in the
- * program. Undefined when the program is not read.
- */
-function cidSetListsAll(d: PdfaDocument, type0: PdfDict, cidFont: PdfDict): boolean | undefined {
-  const glyphs = d.glyphsOf(type0);
-  const cids = glyphs.cids;
+function cidSetOk(d: PdfaDocument, type0: PdfDict, cidFont: PdfDict): boolean | undefined {
   const bits = d.pdf.stream(descriptor(d, cidFont)?.get('CIDSet'))?.decoded();
-  if (cids === undefined || bits === undefined) return undefined;
-  const listed = (cid: number) => ((bits[cid >> 3] ?? 0) & (0x80 >> (cid & 7))) !== 0;
-  const inProgram = new Set(cids);
-  if (d.part === 1) {
-    const shown = [...(d.content.shownFonts.get(type0)?.shown ?? [])].map((code) => glyphs.cidOf?.(code));
-    return shown.every((cid) => cid === undefined || cid === 0 || !inProgram.has(cid) || listed(cid));
-  }
-  if (!cids.every((cid) => cid === 0 || listed(cid))) return false;
-  for (let cid = 1; cid < bits.length * 8; cid++) if (listed(cid) && !inProgram.has(cid)) return false;
-  return true;
+  return cidSetListsAll(d.glyphsOf(type0), bits, d.part === 1 ? (d.content.shownFonts.get(type0)?.shown ?? []) : undefined);
 }
 
 function* type0Fonts(d: PdfaDocument): Generator<{ type0: PdfDict; cidFont: PdfDict; page?: number; label: string }> {
@@ -81,8 +54,9 @@ function* type0Fonts(d: PdfaDocument): Generator<{ type0: PdfDict; cidFont: PdfD
 }
 
 function embedded(d: PdfaDocument, font: PdfDict): boolean {
+  // A font file that is no stream embeds nothing (veraPDF corpus 6-2-11-4-1-t01-fail-a: /FontFile names a dictionary).
   const fd = descriptor(d, font);
-  return fd !== undefined && (fd.has('FontFile') || fd.has('FontFile2') || fd.has('FontFile3'));
+  return ['FontFile', 'FontFile2', 'FontFile3'].some((key) => d.pdf.stream(fd?.get(key)) !== undefined);
 }
 
 /** The cmap subtables of an embedded TrueType font's program; undefined when it has none we can read. */
@@ -123,7 +97,7 @@ export const GLYPH_RULES: readonly PdfaRule[] = [
         const label = `${f.label} (${fontName(d, f.value)})`;
         if (!descriptor(d, f.value)?.has('CharSet')) {
           if (d.part === 1) yield at(`${label}: no CharSet`, f.page);
-        } else if (charSetListsAll(d, f.value) === false) yield at(`${label}: the CharSet does not list the program's glyphs`, f.page);
+        } else if (charSetOk(d, f.value) === false) yield at(`${label}: the CharSet does not list the program's glyphs`, f.page);
       }
     },
   },
@@ -135,7 +109,7 @@ export const GLYPH_RULES: readonly PdfaRule[] = [
         if (!SUBSET.test(fontName(d, f.cidFont)) || (d.part !== 1 && !embedded(d, f.cidFont))) continue;
         if (!descriptor(d, f.cidFont)?.has('CIDSet')) {
           if (d.part === 1) yield at(`${f.label}: no CIDSet`, f.page);
-        } else if (cidSetListsAll(d, f.type0, f.cidFont) === false) yield at(`${f.label}: the CIDSet misses CIDs of the program`, f.page);
+        } else if (cidSetOk(d, f.type0, f.cidFont) === false) yield at(`${f.label}: the CIDSet misses CIDs of the program`, f.page);
       }
     },
   },

@@ -8,6 +8,7 @@
 import type { PdfObjects } from '../../seams/pdf-objects.js';
 import { PdfDict, PdfName, PdfString, type PdfValue } from '../../untrusted/pdf-values.js';
 import { parseCMap, splitCodes } from '../cmap.js';
+import { PARTIAL_CODE } from '../fonts/font-glyphs.js';
 
 export interface ShownFont {
   readonly font: PdfDict;
@@ -19,9 +20,6 @@ export interface ShownFont {
   /** Codes shown in any mode. */
   readonly shown: Set<number>;
 }
-
-/** A code of a Type 0 font cut short by the end of its string. */
-export const PARTIAL_CODE = -1;
 
 /** Distinct codes kept per font: every CID of a CJK font fits, a hostile file stays bounded. */
 const MAX_CODES_PER_FONT = 70_000;

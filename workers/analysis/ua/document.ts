@@ -6,6 +6,7 @@ import type { PdfObjects } from '../../seams/pdf-objects.js';
 import { PdfDict, PdfRef, PdfStream, type PdfValue } from '../../untrusted/pdf-values.js';
 import { parseXmp, type XmpPacket } from '../xmp.js';
 import { readStructureTree, type StructureTree } from '../structure-tree.js';
+import { fontGlyphs, type FontGlyphs } from '../fonts/font-glyphs.js';
 import { usedFonts, type UsedFont } from './fonts.js';
 import { walkMarkedContent, type MarkedContent } from './marked-content.js';
 
@@ -18,6 +19,7 @@ export class UaDocument {
   private content: MarkedContent | undefined;
   private dicts: PdfDict[] | undefined;
   private fontsUsed: UsedFont[] | undefined;
+  private readonly glyphs = new Map<PdfDict, FontGlyphs>();
   private xmpPacket: XmpPacket | undefined | null = null;
 
   constructor(readonly pdf: PdfObjects) {}
@@ -85,6 +87,16 @@ export class UaDocument {
   get markedContent(): MarkedContent {
     this.content ??= walkMarkedContent(this.pdf, this.structure);
     return this.content;
+  }
+
+  /** A font's embedded program as the glyph rules read it, parsed once per document. */
+  glyphsOf(font: PdfDict): FontGlyphs {
+    let glyphs = this.glyphs.get(font);
+    if (glyphs === undefined) {
+      glyphs = fontGlyphs(this.pdf, font);
+      this.glyphs.set(font, glyphs);
+    }
+    return glyphs;
   }
 
   /** The fonts the pages draw text with, and the codes each shows. */

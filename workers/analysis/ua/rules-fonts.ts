@@ -7,6 +7,7 @@ import type { Violation } from '../rules.js';
 import type { UaDocument } from './document.js';
 import { fontLabel, type UsedFont } from './fonts.js';
 import { uaRule, type UaRule } from './rule.js';
+import { charSetListsAll, cidSetListsAll } from '../fonts/font-glyphs.js';
 import { cmapSubtables } from '../fonts/truetype-cmaps.js';
 import { trueTypeWidths } from '../fonts/truetype-program.js';
 
@@ -126,6 +127,23 @@ export const FONT_RULES: readonly UaRule[] = [
     if (!font.visible || font.dict.name('Subtype') === 'Type3') return false;
     const target = font.dict.name('Subtype') === 'Type0' ? font.descendant : font.dict;
     return target !== undefined && fontFile(doc, target) === undefined && 'the font program is not embedded';
+  }),
+  fontRule('7.21.4.1-2', 'Embedded fonts shall define all glyphs referenced for rendering within the conforming file', (font, doc) => {
+    // font.codes holds the codes shown in a rendering mode other than 3 (fonts.ts).
+    const glyphs = doc.glyphsOf(font.dict);
+    const missing = [...font.codes].find((code) => glyphs.glyph(code).present === false);
+    return missing !== undefined && `code ${missing} is not in the embedded program`;
+  }),
+  fontRule('7.21.4.2-1', 'If the FontDescriptor dictionary of an embedded Type 1 font contains a CharSet string, then it shall list the character names of all glyphs present in the font program', (font, doc) => {
+    const subtype = font.dict.name('Subtype');
+    if ((subtype !== 'Type1' && subtype !== 'MMType1') || !/^[A-Z]{6}\+/.test(doc.pdf.name(font.dict.get('BaseFont')) ?? '')) return false;
+    const charSet = doc.pdf.text(descriptorOf(doc, font.dict)?.get('CharSet'));
+    return charSetListsAll(doc.glyphsOf(font.dict), charSet) === false && 'the CharSet does not list exactly the program\'s glyphs';
+  }),
+  fontRule('7.21.4.2-2', 'If the FontDescriptor dictionary of an embedded CID font contains a CIDSet stream, then it shall identify all CIDs which are present in the font program', (font, doc) => {
+    if (font.descendant === undefined || !/^[A-Z]{6}\+/.test(doc.pdf.name(font.descendant.get('BaseFont')) ?? '')) return false;
+    const bits = doc.pdf.stream(descriptorOf(doc, font.descendant)?.get('CIDSet'))?.decoded();
+    return cidSetListsAll(doc.glyphsOf(font.dict), bits) === false && 'the CIDSet does not identify exactly the program\'s CIDs';
   }),
   fontRule('7.21.5-1', 'For every font embedded in a conforming file and used for rendering, the glyph width information in the font dictionary and in the embedded font program shall be consistent', (font, doc) => {
     // TrueType simple fonts only: the other programs (Type 1, CFF) are not parsed here.

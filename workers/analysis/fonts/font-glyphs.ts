@@ -6,16 +6,15 @@
 // one (.notdef, 6.2.11.8). Programs read: TrueType (FontFile2), bare CFF
 // (FontFile3 /Type1C, /CIDFontType0C) and Type 3 glyph procedures; Type 1
 // (FontFile) and OpenType programs are not read, so their glyphs are not
-// judged (undefined). Each program is parsed once per document (the
-// PdfaDocument keeps the answers by font dictionary).
+// judged (undefined). Each program is parsed once per document (the PDF/A
+// and PDF/UA documents keep the answers by font dictionary).
 import type { PdfObjects } from '../../seams/pdf-objects.js';
 import { contentOperations } from '../../untrusted/content-stream.js';
 import { PdfDict, PdfName, PdfStream } from '../../untrusted/pdf-values.js';
 import { cidOf as cidOfCode, parseCMap } from '../cmap.js';
-import { readCff, type CffProgram } from '../fonts/cff-program.js';
-import { MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from '../fonts/glyph-names.js';
-import { trueTypeProgram } from '../fonts/truetype-program.js';
-import { PARTIAL_CODE } from './shown-text.js';
+import { readCff, type CffProgram } from './cff-program.js';
+import { MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from './glyph-names.js';
+import { trueTypeProgram } from './truetype-program.js';
 
 export interface GlyphFacts {
   /** undefined: the program was not read, or does not say. */
@@ -37,6 +36,9 @@ export interface FontGlyphs {
   /** A Type 0 font's CID for a code (Identity-H/V, or an embedded CMap's cidrange/cidchar). */
   readonly cidOf?: (code: number) => number | undefined;
 }
+
+/** A code of a Type 0 font cut short by the end of its string (a trailing byte of an Identity-H/V string): no CID, so no glyph. */
+export const PARTIAL_CODE = -1;
 
 const ENCODINGS: Record<string, readonly string[]> = { StandardEncoding: STANDARD_ENCODING, WinAnsiEncoding: WIN_ANSI_ENCODING, MacRomanEncoding: MAC_ROMAN_ENCODING };
 const NOTHING: GlyphFacts = { present: undefined, programWidth: undefined, dictionaryWidth: undefined, name: undefined };
@@ -269,4 +271,34 @@ function type3Glyphs(pdf: PdfObjects, font: PdfDict): FontGlyphs {
       return { present: procs?.has(name) === true ? true : undefined, programWidth: wx === undefined ? undefined : wx * scale, dictionaryWidth: dictionary === undefined ? undefined : dictionary * scale, name };
     },
   };
+}
+
+/** The CharSet string's names: "/a/b/c" → a, b, c (.notdef aside). */
+function charSetNames(text: string): Set<string> {
+  return new Set(text.split('/').map((name) => name.trim()).filter((name) => name !== '' && name !== '.notdef'));
+}
+
+/** veraPDF's charSetListsAllGlyphs: the CharSet names exactly the program's glyphs (.notdef aside); undefined when either is unread. */
+export function charSetListsAll(glyphs: FontGlyphs, charSet: string | undefined): boolean | undefined {
+  if (glyphs.glyphNames === undefined || charSet === undefined) return undefined;
+  const listed = charSetNames(charSet);
+  const present = new Set(glyphs.glyphNames.filter((name) => name !== '.notdef'));
+  return present.size === listed.size && [...present].every((name) => listed.has(name));
+}
+
+/**
+ * veraPDF's cidSetListsAllGlyphs: with `shownCodes` (PDF/A-1), every CID
+ * the content shows that the program has is in the CIDSet; without (PDF/A-2
+ * and 3, PDF/UA), every CID of the program (0 aside) is in it and every CID
+ * it lists is in the program. Undefined when either is unread.
+ */
+export function cidSetListsAll(glyphs: FontGlyphs, bits: Uint8Array | undefined, shownCodes?: Iterable<number>): boolean | undefined {
+  const cids = glyphs.cids;
+  if (cids === undefined || bits === undefined) return undefined;
+  const listed = (cid: number) => ((bits[cid >> 3] ?? 0) & (0x80 >> (cid & 7))) !== 0;
+  const inProgram = new Set(cids);
+  if (shownCodes !== undefined) return [...shownCodes].map((code) => glyphs.cidOf?.(code)).every((cid) => cid === undefined || cid === 0 || !inProgram.has(cid) || listed(cid));
+  if (!cids.every((cid) => cid === 0 || listed(cid))) return false;
+  for (let cid = 1; cid < bits.length * 8; cid++) if (listed(cid) && !inProgram.has(cid)) return false;
+  return true;
 }
