@@ -15,7 +15,8 @@ import { openForRedaction, UnreadablePdf, type RedactionPage } from '../seams/pd
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { NO_DECODED_CAP, Password } from './fields.js';
-import { MAX_FORM_WALKS, MAX_OPERATIONS, redactStream, TooMuchContent, type RedactionCounts } from './redact/content.js';
+import { redactStream } from './redact/content.js';
+import { MAX_FORM_WALKS, MAX_OPERATIONS, TooMuchContent, type RedactionCounts } from './redact/content-budget.js';
 import { ContentSyntaxError } from './redact/lexer.js';
 import { findAreas, patternSearch, phraseSearch, type Search } from './redact/find.js';
 import { boxThrough, invert, overlaps, type Box, type Matrix } from './redact/geometry.js';

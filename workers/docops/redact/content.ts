@@ -13,54 +13,18 @@
 // - a form XObject is walked with its matrix; when anything inside it
 //   changes, the page draws a changed copy (copy-on-write: other users of the
 //   form keep the original).
-// Operations left alone are copied byte for byte.
+// Operations left alone are copied byte for byte. Which glyphs go is
+// text-show.ts; what a request may interpret in all is content-budget.ts.
 import type { Box, Matrix } from './geometry.js';
-import { apply, boxAround, boxThrough, contains, IDENTITY, intersection, invert, multiply, overlaps } from './geometry.js';
+import { apply, boxAround, boxThrough, contains, IDENTITY, multiply, overlaps, pixelRects } from './geometry.js';
+import { MAX_FORM_WALKS, MAX_OPERATIONS, TooMuchContent, type RedactionCounts } from './content-budget.js';
 import { lexContent, type Operand, type Operation } from './lexer.js';
-import { escapeName, formatNumber, TjBuilder } from './tj-array.js';
-import type { RedactionFont, ResourceScope, XObject } from '../../seams/pdf-redaction.js';
+import { freshText, showText, UNKNOWN_FONT, type TextState } from './text-show.js';
+import { escapeName, formatNumber } from './tj-array.js';
+import type { ResourceScope, XObject } from '../../seams/pdf-redaction.js';
 
 /** Forms nest; a hostile file may nest them without end (or draw a form from inside itself). */
 const MAX_FORM_DEPTH = 16;
-
-/**
- * The part of a glyph's em box that must overlap an area for the glyph to go:
- * 15% in from each side horizontally, so a glyph that only touches an area
- * found from its neighbour's text (the areas are exactly the matched glyphs'
- * advances) stays, and from just below the baseline to the x-height region,
- * so a line's glyphs are not taken by an area on the line above or below.
- */
-const GLYPH_BOX = { left: 0.15, right: 0.85, bottom: -0.1, top: 0.7 };
-
-/** A font the stream uses without selecting, or one the seam cannot read: one byte per code, half an em wide. */
-const UNKNOWN_FONT: RedactionFont = {
-  codes: (bytes) => Array.from(bytes, (code) => ({ code, length: 1, width: 0.5 })),
-};
-
-export interface RedactionCounts {
-  glyphs: number;
-  paths: number;
-  images: number;
-  /** Operations interpreted so far, forms counted each time they are drawn (see MAX_OPERATIONS). */
-  operations: number;
-  /** Form XObjects walked into so far (see MAX_FORM_WALKS). */
-  forms: number;
-}
-
-/** Forms walked into per request: each walk decodes and reads the form's stream again. */
-export const MAX_FORM_WALKS = 10_000;
-
-/**
- * Operations one request may interpret. A form drawn 100 times by a form
- * drawn 100 times, a few levels deep, multiplies without end while the file
- * stays small; a real page is thousands to a few hundred thousand.
- */
-export const MAX_OPERATIONS = 5_000_000;
-
-/** The document draws more than MAX_OPERATIONS: refused (422), not left to the processing timeout. */
-export class TooMuchContent extends Error {
-  override readonly name = 'TooMuchContent';
-}
 
 export interface StreamRedaction {
   /** The stream's new bytes; null when nothing in it changed. */
@@ -75,16 +39,6 @@ export interface RedactionContext {
   readonly display: Matrix;
   /** The fill colour, RGB 0-255, for pixels under an area. */
   readonly fill: readonly [number, number, number];
-}
-
-interface TextState {
-  font: RedactionFont;
-  size: number;
-  charSpacing: number;
-  wordSpacing: number;
-  scale: number;
-  leading: number;
-  rise: number;
 }
 
 interface GraphicsState {
@@ -196,9 +150,10 @@ class StreamWalk {
             prefix += 'T* ';
           }
           const shown = operator === 'TJ' ? (operands[0]?.kind === 'array' ? operands[0].items : []) : operands.slice(-1);
-          const result = this.showText(shown, state, textMatrix, toDisplay());
+          const result = showText(shown, state.text, textMatrix, toDisplay(), this.context.areas);
           textMatrix = result.textMatrix;
           if (result.array !== null) {
+            this.counts.glyphs += result.removed;
             this.replace(i, `${prefix}${result.array} TJ`);
             for (const index of marked) markedAroundRemoval.add(index);
           }
@@ -295,50 +250,12 @@ class StreamWalk {
     this.changed = true;
   }
 
-  /** Walks the glyphs of one text-showing operator; `array` is the TJ operand that replaces it when a glyph went. */
-  private showText(shown: readonly Operand[], state: GraphicsState, start: Matrix, toDisplay: Matrix): { textMatrix: Matrix; array: string | null } {
-    const text = state.text;
-    const rendering: Matrix = [text.size * text.scale, 0, 0, text.size, 0, text.rise];
-    const out = new TjBuilder();
-    let matrix = start;
-    let removed = false;
-    for (const element of shown) {
-      if (element.kind === 'number') {
-        const tx = (-element.value / 1000) * text.size * text.scale;
-        matrix = [matrix[0], matrix[1], matrix[2], matrix[3], matrix[4] + tx * matrix[0], matrix[5] + tx * matrix[1]];
-        out.number(element.value);
-        continue;
-      }
-      if (element.kind !== 'string') continue;
-      let offset = 0;
-      for (const glyph of text.font.codes(element.bytes)) {
-        const bytes = element.bytes.subarray(offset, offset + glyph.length);
-        offset += glyph.length;
-        const spacing = text.charSpacing + (glyph.length === 1 && glyph.code === 32 ? text.wordSpacing : 0);
-        const glyphToDisplay = multiply(multiply(rendering, matrix), toDisplay);
-        const w = glyph.width;
-        const box = boxThrough(glyphToDisplay, w * GLYPH_BOX.left, GLYPH_BOX.bottom, w * GLYPH_BOX.right, GLYPH_BOX.top);
-        if (this.hits(box)) {
-          removed = true;
-          this.counts.glyphs++;
-          // The glyph's advance as a TJ adjustment: tx = -n/1000 x size x scale (section 9.4.4).
-          out.number(text.size === 0 ? -w * 1000 : -(w + spacing / text.size) * 1000);
-        } else {
-          out.bytes(bytes);
-        }
-        const tx = (w * text.size + spacing) * text.scale;
-        matrix = [matrix[0], matrix[1], matrix[2], matrix[3], matrix[4] + tx * matrix[0], matrix[5] + tx * matrix[1]];
-      }
-    }
-    return { textMatrix: matrix, array: removed ? out.toString() : null };
-  }
-
   /** Whether anything the XObject drew was removed or overwritten. */
   private async draw(index: number, xobject: XObject, state: GraphicsState, depth: number): Promise<boolean> {
     const toDisplay = multiply(state.ctm, this.context.display);
     if (xobject.kind === 'image') {
       if (!this.hits(boxThrough(toDisplay, 0, 0, 1, 1))) return false;
-      const rects = this.pixelRects(toDisplay, xobject.width, xobject.height);
+      const rects = pixelRects(this.context.areas, toDisplay, xobject.width, xobject.height);
       if (rects.length === 0) return false;
       const name = await this.scope.redactImage(xobject, rects, this.context.fill);
       this.replace(index, name === null ? null : `/${escapeName(name)} Do`);
@@ -358,25 +275,6 @@ class StreamWalk {
     return true;
   }
 
-  /** The image's pixels under each area it overlaps: [column, row, columns, rows], row 0 at the image's top (section 8.9.5). */
-  private pixelRects(toDisplay: Matrix, width: number, height: number): [number, number, number, number][] {
-    const toUnit = invert(toDisplay);
-    if (toUnit === null) return [];
-    const placed = boxThrough(toDisplay, 0, 0, 1, 1);
-    const rects: [number, number, number, number][] = [];
-    for (const area of this.context.areas) {
-      const part = intersection(area, placed);
-      if (part === null) continue;
-      const unit = boxThrough(toUnit, part.x0, part.y0, part.x1, part.y1);
-      const column = Math.max(0, Math.floor(unit.x0 * width));
-      const columnEnd = Math.min(width, Math.ceil(unit.x1 * width));
-      const row = Math.max(0, Math.floor((1 - unit.y1) * height));
-      const rowEnd = Math.min(height, Math.ceil((1 - unit.y0) * height));
-      if (columnEnd > column && rowEnd > row) rects.push([column, row, columnEnd - column, rowEnd - row]);
-    }
-    return rects;
-  }
-
   private output(): Uint8Array {
     const parts: Uint8Array[] = [];
     const newline = Uint8Array.of(0x0a);
@@ -387,10 +285,6 @@ class StreamWalk {
     }
     return Buffer.concat(parts);
   }
-}
-
-function freshText(): TextState {
-  return { font: UNKNOWN_FONT, size: 0, charSpacing: 0, wordSpacing: 0, scale: 1, leading: 0, rise: 0 };
 }
 
 function numberAt(operands: readonly Operand[], index: number): number {

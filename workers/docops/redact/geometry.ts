@@ -65,3 +65,22 @@ export function intersection(a: Box, b: Box): Box | null {
   const box = { x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) };
   return box.x0 < box.x1 && box.y0 < box.y1 ? box : null;
 }
+
+/** The image's pixels under each area it overlaps: [column, row, columns, rows], row 0 at the image's top (ISO 32000-1 section 8.9.5). */
+export function pixelRects(areas: readonly Box[], toDisplay: Matrix, width: number, height: number): [number, number, number, number][] {
+  const toUnit = invert(toDisplay);
+  if (toUnit === null) return [];
+  const placed = boxThrough(toDisplay, 0, 0, 1, 1);
+  const rects: [number, number, number, number][] = [];
+  for (const area of areas) {
+    const part = intersection(area, placed);
+    if (part === null) continue;
+    const unit = boxThrough(toUnit, part.x0, part.y0, part.x1, part.y1);
+    const column = Math.max(0, Math.floor(unit.x0 * width));
+    const columnEnd = Math.min(width, Math.ceil(unit.x1 * width));
+    const row = Math.max(0, Math.floor((1 - unit.y1) * height));
+    const rowEnd = Math.min(height, Math.ceil((1 - unit.y0) * height));
+    if (columnEnd > column && rowEnd > row) rects.push([column, row, columnEnd - column, rowEnd - row]);
+  }
+  return rects;
+}
