@@ -36,6 +36,10 @@ export interface SpawnOptions {
    * port 0 and prints a JSON line with "msg":"listening" and "port":N.
    */
   readonly port: number | 'announced';
+  /** Node options before the script (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
+  /** Arguments after the script. */
+  readonly args?: readonly string[];
 }
 
 const START_TIMEOUT_MS = 20_000;
@@ -63,7 +67,7 @@ export async function spawnServer(options: SpawnOptions): Promise<ChildServer> {
   scratch.add(dir);
   const logPath = join(dir, 'output.log');
   const fd = openSync(logPath, 'w');
-  const child = spawn(process.execPath, [options.script], { env: { ...options.env }, stdio: ['ignore', fd, fd] });
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script, ...(options.args ?? [])], { env: { ...options.env }, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   live.add(child);
   const exited = new Promise<number | null>((resolve) =>

@@ -14,7 +14,7 @@ const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 const ANNOUNCING_LEVELS = new Set(['info', 'debug', 'trace']);
 
 /** `env`: settings of the scenario (e.g. its own PLATEN_DATA_DIR), over the bench's. */
-export function startPlaten(settings: Settings, env: Record<string, string> = {}): Promise<ChildServer> {
+export function startPlaten(settings: Settings, env: Record<string, string> = {}, nodeArgs: readonly string[] = []): Promise<ChildServer> {
   // At warn (the default here, so that the per-request info line is not what
   // gets measured) the server prints nothing at start-up, so the port cannot
   // be read from its output: a free port is chosen up front instead.
@@ -22,6 +22,7 @@ export function startPlaten(settings: Settings, env: Record<string, string> = {}
   return (announces ? Promise.resolve(0) : freePort()).then((port) =>
     spawnServer({
       script: MAIN,
+      nodeArgs,
       port: announces ? 'announced' : port,
       env: {
         PATH: process.env.PATH ?? '',
