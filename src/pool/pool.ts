@@ -195,8 +195,10 @@ export class WorkerPool {
       return { ok: false, reason: 'breaker-open', retryAfterSeconds: this.#breaker.retryAfterSeconds };
     }
     const started = performance.now();
-    let settle: (waited: Waited) => void = () => undefined;
-    const waited = new Promise<Waited>((resolve) => (settle = resolve));
+    // Most tasks find a thread free and start inside submit(): they are told
+    // so synchronously, and only a task that has to wait gets a promise to await.
+    let how: Waited | undefined;
+    let settle = (waited: Waited): void => void (how ??= waited);
     const ticket: Ticket = {
       task: name,
       client: options.client ?? ANONYMOUS,
@@ -235,7 +237,7 @@ export class WorkerPool {
     let serviceMs: number | undefined;
     let ranFrom: number | undefined;
     try {
-      const how = await waited;
+      how ??= await new Promise<Waited>((resolve) => (settle = resolve));
       if (how !== 'started') {
         this.#breaker.release();
         if (how === 'evicted') return { ok: false, reason: 'saturated', cause: 'pushed-out', retryAfterSeconds: this.#retryAfterSeconds(ticket) };
