@@ -13,6 +13,7 @@ import { PDFDocument, PDFHexString, PDFName, StandardFonts, type PDFFont, type P
 import { FontError, fontkitShim, parseFont, type ParsedFont } from './fonts-parse.js';
 import { CustomFont } from './custom-font.js';
 import { passThroughPng } from './png.js';
+import { BoundedMap } from '../util/bounded-map.js';
 import { metricsOf, StandardFont } from './standard-font.js';
 import { PDFUA_EXTENSION_SCHEMA, PDFUA_IDENTIFICATION, writeStructure, writeTaggedMetadata, type StructureTree } from './pdf-tagged.js';
 
@@ -98,8 +99,28 @@ export interface Document extends FontSource {
 
 /** Deflated bytes of immutable inputs we produced (memoized subsets), by identity. */
 const deflated = new WeakMap<Uint8Array, Buffer>();
+
+/**
+ * A custom font's ToUnicode CMap is, like its subset (fonts-parse.ts), a
+ * pure function of the font and the glyphs a document uses, so documents
+ * made from one template deflate the same CMap every time: measured 0.3 ms
+ * a font per document, about 6% of a letter in two registered fonts (the
+ * deflate of a fresh zlib stream, not the CMap's text). Kept by content, in
+ * a bounded memo: a CMap of a few hundred glyphs is ~10 KB of text.
+ */
+const CMAP_START = '/CIDInit /ProcSet findresource begin';
+const deflatedCmaps = new BoundedMap<string, Buffer>(512, 16 * 1024 * 1024, (cmap, out) => cmap.length + out.byteLength);
+
 function deflate(contents: string | Uint8Array): Buffer {
-  if (typeof contents === 'string') return deflateSync(Buffer.from(contents, 'latin1'));
+  if (typeof contents === 'string') {
+    if (!contents.startsWith(CMAP_START)) return deflateSync(Buffer.from(contents, 'latin1'));
+    let cmap = deflatedCmaps.get(contents);
+    if (cmap === undefined) {
+      cmap = deflateSync(Buffer.from(contents, 'latin1'));
+      deflatedCmaps.set(contents, cmap);
+    }
+    return cmap;
+  }
   let out = deflated.get(contents);
   if (out === undefined) {
     out = deflateSync(contents);
