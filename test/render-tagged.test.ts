@@ -103,6 +103,17 @@ test('render with output.tagged', async (t) => {
     // poppler does not print /Alt; the accessibility check above found it on both figures (7.3-1).
   });
 
+  await t.test('a paragraph over three pages is one P; an HTML table headed by a row of <th> in its body is a data table', async () => {
+    const metadata = { title: 'Long', language: 'en' };
+    const table = '<table><tr><th>Name</th><th>Score</th></tr><tr><td>Ada</td><td>10</td></tr></table>';
+    const pdf = await renderPdf(server.base, { metadata, output: { tagged: true }, operations: [{ type: 'add_text', text: 'word '.repeat(1500) }, { type: 'add_html', html: table }] });
+    assert.equal((await pdfInfo(pdf)).Pages, '3');
+    const tree = await pdfStructure(pdf);
+    assert.deepEqual(roles(tree), ['Document', 'P', 'Table', 'TR', 'TH', 'TH', 'TR', 'TD', 'TD']);
+    assert.equal(tree.filter((line) => line.text === '/Scope /Column').length, 2);
+    assert.deepEqual((await accessibility(pdf)).failures, []);
+  });
+
   for (const level of ['2b', '2u'] as const) {
     await t.test(`tagged with pdf_a ${level}: compliant by compliance-check and by check-accessibility`, async () => {
       for (const document of [documents.letter, documents.article]) {

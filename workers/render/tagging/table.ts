@@ -1,7 +1,8 @@
 // A table's structure in a tagged render. A table with header cells is a
 // data table: Table > TR > TH/TD, header rows' cells TH with /Scope /Column,
 // header cells of body rows (HTML <th>) TH with /Scope /Row, spans as
-// /ColSpan, so every data cell has a header (PDF/UA-1 7.5). The header rows
+// /ColSpan, so every data cell has a header (PDF/UA-1 7.5); a body row of
+// header cells only is a header row too. The header rows
 // drawn again at the top of later pages are pagination artifacts: the tree
 // has them once. A table without any header cell is a layout table (PDF/UA
 // asks that layout tables not be tagged Table): a Div with each cell's text
@@ -42,7 +43,9 @@ export class TableTags {
     }
     if (cells === undefined) {
       const tr = this.structure.childOf(this.#table, 'TR');
-      cells = row.cells.map((placed) => this.#cell(tr, placed, this.header.has(row)));
+      // A row of header cells only is a header row even outside the table's header (HTML's <tr><th>.. in a table without <thead>).
+      const headerRow = this.header.has(row) || row.cells.every((placed) => placed.cell.header === true || placed.cell.spans.length === 0);
+      cells = row.cells.map((placed) => this.#cell(tr, placed, headerRow));
       this.#cells.set(row, cells);
     }
     this.structure.enter(cells[index] as Element);
