@@ -34,6 +34,7 @@ import { warmThenLoop } from './loop.js';
 import { runInfo } from './machine.js';
 import { RENDER_HEADERS, renderPages, saturation } from './scenarios/render.js';
 import { startPlaten } from './server.js';
+import { signingCertificate } from './signer.js';
 import { FILLED_VALUES, formPdf } from '../test/helpers/form-pdf.js';
 import { loadSettings, type Settings } from './settings.js';
 import { ratio, type Throughput } from './stats.js';
@@ -49,19 +50,6 @@ interface Operation {
   readonly body: Buffer;
   /** Pages each request handles, for pages/s. */
   readonly pages: number;
-}
-
-/** A throwaway RSA 2048 identity, as the request's `certificate` (base64 PKCS#12 and its password). */
-async function signingCertificate(): Promise<{ p12: string; password: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'platen-bench-signer-'));
-  try {
-    const [key, cert, p12] = ['key.pem', 'cert.pem', 'id.p12'].map((file) => join(dir, file)) as [string, string, string];
-    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=Platen bench signer', '-days', '2', '-keyout', key, '-out', cert]);
-    await run('openssl', ['pkcs12', '-export', '-inkey', key, '-in', cert, '-passout', 'pass:bench', '-out', p12]);
-    return { p12: (await readFile(p12)).toString('base64'), password: 'bench' };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 async function check(base: string, operation: Operation): Promise<void> {

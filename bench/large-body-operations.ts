@@ -4,11 +4,6 @@
 // changed default changes both sides), and the same request bytes for both:
 // the bare pool is handed the very JSON body the server receives, so both
 // sides decode the same base64 in the worker. Used by large-bodies.ts.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { loadConfig } from '../src/config.js';
 import type { TaskName } from '../workers/protocol.js';
 import { FILLED_VALUES, formPdf } from '../test/helpers/form-pdf.js';
@@ -16,8 +11,7 @@ import { imageHeavyPdf } from '../test/fixtures/optimize-documents.js';
 import { fontRequests, rotation, SUBSET_PATH } from './font-requests.js';
 import { IMAGE_PATH, requestBody as imageBody } from './scenarios/image-compress.js';
 import { renderPages } from './scenarios/render.js';
-
-const run = promisify(execFile);
+import { signingCertificate } from './signer.js';
 
 export interface LargeBodyOperation {
   readonly name: string;
@@ -39,19 +33,6 @@ export const GROUPS: Readonly<Record<string, readonly string[]>> = {
 };
 
 export const ALL = Object.values(GROUPS).flat();
-
-/** A throwaway RSA 2048 identity, as the sign request's `certificate` (base64 PKCS#12 and its password). */
-async function signingCertificate(): Promise<{ p12: string; password: string }> {
-  const dir = await mkdtemp(join(tmpdir(), 'platen-bench-signer-'));
-  try {
-    const [key, cert, p12] = ['key.pem', 'cert.pem', 'id.p12'].map((file) => join(dir, file)) as [string, string, string];
-    await run('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=Platen bench signer', '-days', '2', '-keyout', key, '-out', cert]);
-    await run('openssl', ['pkcs12', '-export', '-inkey', key, '-in', cert, '-passout', 'pass:bench', '-out', p12]);
-    return { p12: (await readFile(p12)).toString('base64'), password: 'bench' };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
 

@@ -12,6 +12,7 @@
 import type { Operators, ReaderPage } from '../../read/types.js';
 import type { Box, Matrix } from './geometry.js';
 import { boxAround, IDENTITY, multiply } from './geometry.js';
+import type { TextState as FontedTextState } from './text-show.js';
 
 export interface PlacedGlyph {
   /** What the glyph reads as ('' when the font does not say). */
@@ -27,14 +28,8 @@ export interface PlacedGlyph {
 /** Forms nest; a hostile file may nest them without end. */
 const MAX_DEPTH = 64;
 
-interface TextState {
-  size: number;
-  charSpacing: number;
-  wordSpacing: number;
-  scale: number;
-  leading: number;
-  rise: number;
-}
+/** The reader gives each glyph's width itself: the text state without the font content.ts reads widths from. */
+type TextState = Omit<FontedTextState, 'font'>;
 
 export async function pageGlyphs(page: ReaderPage): Promise<PlacedGlyph[]> {
   const operators = await page.operators();
