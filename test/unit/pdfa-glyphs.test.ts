@@ -143,3 +143,23 @@ test('a /FontFile2 that is no stream embeds nothing: 6.2.11.4.1-1', async () => 
   const [font, descriptor] = trueType({ A: advance('A'), B: advance('B') });
   assert.deepEqual(await glyphRules(pdf('BT /F1 12 Tf (A) Tj ET', [font!, descriptor!, Buffer.from('<< /Length1 0 >>')]), 'pdfa-2b'), ['6.2.11.4.1-1']);
 });
+
+test('an embedded CMap: the CIDFont\'s Supplement above the CMap\'s fails 6.2.11.3.1-1, a usecmap of a CMap not predefined 6.2.11.3.3-3', async () => {
+  const cmapText = (use: string) => `/CIDInit /ProcSet findresource begin 12 dict begin begincmap ${use}\n1 begincodespacerange <0000> <FFFF> endcodespacerange\n1 begincidrange <0000> <FFFF> 0 endcidrange\nendcmap end end`;
+  const objects = (supplement: number, use: string): Buffer[] => {
+    const [, descriptor, program, cidFont] = type0(undefined);
+    return [
+      Buffer.from('<< /Type /Font /Subtype /Type0 /BaseFont /DejaVuSans /Encoding 10 0 R /DescendantFonts [8 0 R] >>'),
+      descriptor!,
+      program!,
+      Buffer.from(cidFont!.toString('latin1').replace('/Supplement 0', `/Supplement ${supplement}`).replace('/Ordering (Identity)', '/Ordering (Custom)').replace('ABCDEF+', '')),
+      Buffer.from('<< >>'),
+      stream('/Type /CMap /CMapName /Custom /CIDSystemInfo << /Registry (Adobe) /Ordering (Custom) /Supplement 1 >>', cmapText(use)),
+    ];
+  };
+  const composite = async (bytes: Uint8Array) => validatePdfa(bytes, await openObjects(bytes, undefined), 'pdfa-2b').failures.map((f) => f.rule).filter((rule) => rule.startsWith('6.2.11.3'));
+  assert.deepEqual(await composite(pdf('BT /F1 12 Tf <0024> Tj ET', objects(1, ''))), []);
+  assert.deepEqual(await composite(pdf('BT /F1 12 Tf <0024> Tj ET', objects(2, ''))), ['6.2.11.3.1-1']);
+  assert.deepEqual(await composite(pdf('BT /F1 12 Tf <0024> Tj ET', objects(1, '/Private-CMap usecmap'))), ['6.2.11.3.3-3']);
+  assert.deepEqual(await composite(pdf('BT /F1 12 Tf <0024> Tj ET', objects(1, '/Identity-H usecmap'))), []);
+});

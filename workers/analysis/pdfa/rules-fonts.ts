@@ -3,7 +3,8 @@
 // CIDToGIDMap, TrueType encodings by the symbolic flag, and (level U) a
 // Unicode mapping for every font. What the embedded programs hold (glyphs,
 // widths, CharSet/CIDSet, cmaps) is rules-glyphs.ts.
-import type { PdfDict } from '../../untrusted/pdf-values.js';
+import { PdfName, PdfStream, type PdfDict } from '../../untrusted/pdf-values.js';
+import { parseCMap } from '../cmap.js';
 import type { PdfaDocument } from './document.js';
 import { at, type PdfaRule } from './rule.js';
 
@@ -127,6 +128,12 @@ export const FONT_RULES: readonly PdfaRule[] = [
         if (cmap === undefined) continue;
         const same = (key: string): boolean => fontInfo !== undefined && cmapInfo !== undefined && d.pdf.text(fontInfo.get(key)) === d.pdf.text(cmapInfo.get(key));
         if (!same('Registry') || !same('Ordering')) yield at(f.label, f.page);
+        else if (d.part !== 1) {
+          // Parts 2 and 3 also ask the CIDFont's Supplement to be at most the CMap's.
+          const fontSupplement = d.pdf.number(fontInfo?.get('Supplement'));
+          const cmapSupplement = d.pdf.number(cmapInfo?.get('Supplement'));
+          if (fontSupplement === undefined || cmapSupplement === undefined || fontSupplement > cmapSupplement) yield at(`${f.label}: Supplement ${fontSupplement ?? 'missing'} in the CIDFont, ${cmapSupplement ?? 'missing'} in the CMap`, f.page);
+        }
       }
     },
   },
@@ -147,6 +154,22 @@ export const FONT_RULES: readonly PdfaRule[] = [
         if (name === undefined) continue;
         const ok = d.part === 1 ? name === 'Identity-H' || name === 'Identity-V' : PART2_CMAPS.test(name);
         if (!ok) yield at(`${f.label}: ${name}`, f.page);
+      }
+    },
+  },
+  {
+    ids: { 2: '6.2.11.3.3-3' },
+    description: 'An embedded CMap shall not use (usecmap, UseCMap) a CMap other than the predefined ones of ISO 32000-1 Table 118',
+    *check(d) {
+      for (const f of d.walk.fonts) {
+        if (f.value.name('Subtype') !== 'Type0') continue;
+        const cmap = d.pdf.stream(f.value.get('Encoding'));
+        if (cmap === undefined) continue;
+        const use = d.pdf.resolve(cmap.dict.get('UseCMap'));
+        const bytes = use === undefined ? cmap.decoded() : undefined;
+        const name = use instanceof PdfName ? use.name : bytes === undefined ? undefined : parseCMap(bytes).usecmap;
+        if (use instanceof PdfStream) yield at(`${f.label}: UseCMap is an embedded CMap`, f.page);
+        else if (name !== undefined && !PART2_CMAPS.test(name)) yield at(`${f.label}: uses CMap ${name}`, f.page);
       }
     },
   },
