@@ -21,6 +21,8 @@ export interface Execution {
   readonly signal: AbortSignal;
   /** Int32 slot 0: the task's progress, 0-100. */
   readonly progress: Int32Array;
+  /** Called once the pool task has ended, before the outcome is stored: the runner may start another job meanwhile. */
+  readonly rendered?: () => void;
 }
 
 /**
@@ -51,15 +53,17 @@ export async function executeJob(options: ExecuteOptions, id: string, execution:
     client: owner,
     priority: 'background',
   });
+  const refused = !result.ok && (result.reason === 'saturated' || result.reason === 'breaker-open');
+  // A refused job keeps its slot until the runner has put it back in line and set its retry.
+  if (!refused) execution.rendered?.();
   if (execution.signal.aborted) return 'finished'; // cancelled, or shutting down (then it runs again later)
-  if (!result.ok && (result.reason === 'saturated' || result.reason === 'breaker-open')) {
+  if (refused) {
     await store.update(id, { status: 'pending', startedAt: null }, ['running']);
     return 'refused';
   }
   const completedAt = new Date().toISOString();
   if (result.ok && result.outcome.ok) {
-    await store.putResult(id, new Uint8Array(result.outcome.value.body));
-    await store.update(id, { status: 'completed', completedAt }, ['running']);
+    await store.complete(id, new Uint8Array(result.outcome.value.body), completedAt);
     return 'finished';
   }
   await store.update(id, { status: 'failed', completedAt, error: failure(result, options.timeoutMs) }, ['running']);

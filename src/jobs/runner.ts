@@ -10,8 +10,9 @@
 // Starvation policy: up to `concurrency` jobs are handed to the pool at once
 // as background tasks; the pool starts one only on a thread no synchronous
 // task is waiting for, so jobs use every idle worker while synchronous
-// renders keep priority (issue 14). More jobs than threads are under way so
-// that one job's store writes overlap another's render. A job the pool
+// renders keep priority (issue 14). More jobs than threads are under way,
+// and a job's slot is given back as soon as its render ends, so that
+// storing one job's outcome overlaps the next job's render. A job the pool
 // refuses (its circuit breaker is open) waits at the head of its client's
 // line and is retried shortly.
 //
@@ -42,6 +43,8 @@ const RETRY_MS = 250;
 interface Running {
   readonly controller: AbortController;
   readonly progress: Int32Array;
+  /** Gives the job's slot back (once): its render ended. */
+  readonly rendered: () => void;
   /** Settles when the job's task has ended and its outcome is recorded. */
   done?: Promise<void>;
 }
@@ -51,6 +54,8 @@ export class JobRunner implements JobExecutor {
   /** The owner of every queued job, to find it in its owner's line. */
   readonly #owners = new Map<string, string>();
   readonly #running = new Map<string, Running>();
+  /** Jobs holding one of the `concurrency` slots: from their start until their render ends. */
+  #rendering = 0;
   readonly #waiters = new JobWaiters();
   #closed = false;
   /** Set while waiting to retry a job the pool refused: no job starts until it fires. */
@@ -136,20 +141,31 @@ export class JobRunner implements JobExecutor {
   }
 
   #pump(): void {
-    while (!this.#closed && this.#retry === undefined && this.#running.size < this.options.concurrency) {
+    while (!this.#closed && this.#retry === undefined && this.#rendering < this.options.concurrency) {
       const next = this.#queue.next();
       if (next === undefined) return;
       const { client: owner, item: id } = next;
       this.#owners.delete(id);
-      const running: Running = { controller: new AbortController(), progress: new Int32Array(new SharedArrayBuffer(4)) };
+      this.#rendering += 1;
+      let released = false;
+      // The slot is given back when the render ends, not once its outcome is
+      // stored: the store's group commit then overlaps the next job's render
+      // instead of leaving a thread idle while it waits for an fdatasync.
+      const release = () => {
+        if (released) return;
+        released = true;
+        this.#rendering -= 1;
+        this.#queue.finished(owner);
+        this.#pump();
+      };
+      const running: Running = { controller: new AbortController(), progress: new Int32Array(new SharedArrayBuffer(4)), rendered: release };
       this.#running.set(id, running);
       running.done = this.#run(id, owner, running)
         .catch((error: unknown) => this.options.logger.error({ job: id, err: error }, 'job runner failed'))
         .finally(() => {
           this.#running.delete(id);
           this.#waiters.notify(id);
-          this.#queue.finished(owner);
-          this.#pump();
+          release();
         });
     }
   }
@@ -160,7 +176,12 @@ export class JobRunner implements JobExecutor {
   }
 
   async #run(id: string, owner: string, running: Running): Promise<void> {
-    const outcome = await executeJob(this.options, id, { signal: running.controller.signal, progress: running.progress }, { id: owner, weight: this.options.weightOf(owner) });
+    const outcome = await executeJob(
+      this.options,
+      id,
+      { signal: running.controller.signal, progress: running.progress, rendered: running.rendered },
+      { id: owner, weight: this.options.weightOf(owner) },
+    );
     if (outcome === 'refused' && !this.#closed) {
       this.#add(id, owner, true);
       this.#retry ??= setTimeout(() => {

@@ -127,6 +127,21 @@ export class FileJobStore implements JobStore {
     if (at !== undefined && this.#records.has(id)) this.#resultAt.set(id, at);
   }
 
+  async complete(id: string, pdf: Uint8Array, completedAt: string): Promise<JobRecord | undefined> {
+    const current = this.#records.get(id);
+    if (current?.status !== 'running') return undefined;
+    const next: JobRecord = { ...current, status: 'completed', completedAt };
+    // One append, so one group commit: the result frame before the record that says completed.
+    const [at] = await this.#append([{ meta: { op: 'result', id }, data: pdf }, { meta: { op: 'job', record: next } }]);
+    // Shown only once durable, and only if nothing (a cancel) changed the job meanwhile: the journal then ends with that change too.
+    if (this.#records.get(id) !== current) return undefined;
+    this.#records.set(id, next);
+    if (at !== undefined) this.#resultAt.set(id, at);
+    this.#bodyAt.delete(id);
+    this.#takeCachedBody(id);
+    return next;
+  }
+
   async result(id: string): Promise<Uint8Array | undefined> {
     const at = this.#resultAt.get(id);
     return at === undefined ? undefined : this.#journal.read(at);

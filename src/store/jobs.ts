@@ -33,6 +33,13 @@ export interface JobStore {
   update(id: string, patch: JobPatch, from?: readonly JobStatus[]): Promise<JobRecord | undefined>;
   body(id: string): Promise<Uint8Array | undefined>;
   putResult(id: string, pdf: Uint8Array): Promise<void>;
+  /**
+   * Stores the result and moves the job from `running` to `completed`, the
+   * result durable no later than the record that points to it (the embedded
+   * store writes both in one group commit). Returns the new record, or
+   * undefined when the job is no longer running (cancelled meanwhile).
+   */
+  complete(id: string, pdf: Uint8Array, completedAt: string): Promise<JobRecord | undefined>;
   result(id: string): Promise<Uint8Array | undefined>;
   /** Removes the record, its body and its result. */
   remove(id: string): Promise<void>;

@@ -122,6 +122,28 @@ describe('file job store', () => {
     await again.close();
   });
 
+  test('complete writes the result and the record in one batch; a cancel made meanwhile wins, in memory and after reopening', async () => {
+    const dataDir = await scratch();
+    const store = await FileJobStore.open(dataDir, silent);
+    await Promise.all([store.create(job(1), Buffer.from('a')), store.create(job(2), Buffer.from('b'))]);
+    await store.update(job(1).id, { status: 'running' });
+    await store.update(job(2).id, { status: 'running' });
+    const done = await store.complete(job(1).id, Buffer.from('%PDF done'), new Date(1).toISOString());
+    assert.equal(done?.status, 'completed');
+    assert.equal(Buffer.from((await store.result(job(1).id)) as Uint8Array).toString(), '%PDF done');
+    const completing = store.complete(job(2).id, Buffer.from('%PDF late'), new Date(2).toISOString());
+    const cancelled = await store.update(job(2).id, { status: 'cancelled' }, ['pending', 'running']);
+    assert.equal(cancelled?.status, 'cancelled');
+    assert.equal(await completing, undefined);
+    assert.equal((await store.get(job(2).id))?.status, 'cancelled');
+    assert.equal(await store.complete(job(2).id, Buffer.from('%PDF'), new Date(3).toISOString()), undefined, 'only a running job completes');
+    await store.close();
+    const again = await FileJobStore.open(dataDir, silent);
+    assert.equal((await again.get(job(1).id))?.status, 'completed');
+    assert.equal((await again.get(job(2).id))?.status, 'cancelled');
+    await again.close();
+  });
+
   test('the move to running is not written: after a restart the job is pending again', async () => {
     const dataDir = await scratch();
     const store = await FileJobStore.open(dataDir, silent);

@@ -83,6 +83,12 @@ export class RedisJobStore implements JobStore {
     await this.redis.run((client) => client.set(this.#key(id, 'result'), Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength)), BULK);
   }
 
+  async complete(id: string, pdf: Uint8Array, completedAt: string): Promise<JobRecord | undefined> {
+    // The result first: a record that says completed always has its result.
+    await this.putResult(id, pdf);
+    return this.update(id, { status: 'completed', completedAt }, ['running']);
+  }
+
   async result(id: string): Promise<Uint8Array | undefined> {
     return (await this.redis.run((client) => client.getBuffer(this.#key(id, 'result')), BULK)) ?? undefined;
   }
