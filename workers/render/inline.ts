@@ -35,6 +35,8 @@ export interface Span {
 }
 
 export type Align = 'left' | 'center' | 'right' | 'justify';
+/** An alignment that may also name the paragraph's own sides (CSS text-align start and end): left and right for left-to-right text, the other way round for right-to-left. */
+export type TextAlign = Align | 'start' | 'end';
 
 export interface Piece {
   readonly runs: readonly Run[];
@@ -313,7 +315,7 @@ function visualUnits(units: readonly Unit[]): Unit[] {
 }
 
 /** Draws lines from `top`; returns the height used. */
-export function drawLines(canvas: PageCanvas, lines: readonly Line[], left: number, top: number, width: number, align: Align | undefined): number {
+export function drawLines(canvas: PageCanvas, lines: readonly Line[], left: number, top: number, width: number, align: TextAlign | undefined): number {
   let y = top;
   for (const line of lines) {
     drawLine(canvas, line, left, y, width, align);
@@ -323,14 +325,15 @@ export function drawLines(canvas: PageCanvas, lines: readonly Line[], left: numb
 }
 
 /** The alignment a line is drawn with: the request's, else its paragraph's start side; a justified paragraph's last line sits at its start. */
-export function lineAlignment(line: Line, align: Align | undefined): Align {
+export function lineAlignment(line: Pick<Line, 'rtl' | 'last'>, align: TextAlign | undefined): Align {
   const start = line.rtl ? 'right' : 'left';
-  if (align === undefined || (align === 'justify' && line.last)) return start;
+  if (align === undefined || align === 'start' || (align === 'justify' && line.last)) return start;
+  if (align === 'end') return line.rtl ? 'left' : 'right';
   return align;
 }
 
 /** `align` undefined: the paragraph's start side (right for right-to-left). */
-export function drawLine(canvas: PageCanvas, line: Line, left: number, top: number, width: number, align: Align | undefined): void {
+export function drawLine(canvas: PageCanvas, line: Line, left: number, top: number, width: number, align: TextAlign | undefined): void {
   const alignment = lineAlignment(line, align);
   const slack = Math.max(0, width - line.width);
   const gaps = line.units.length - 1;

@@ -6,7 +6,8 @@
 // `before` and `after` are vertical margins in points; adjacent margins
 // collapse to the larger one, as CSS 2.1 section 8.3.1 describes, and vanish
 // at the top of a page.
-import type { Align, Span } from '../inline.js';
+import type { Direction } from '../bidi.js';
+import type { Align, Span, TextAlign } from '../inline.js';
 
 export interface Margins {
   before: number;
@@ -17,7 +18,8 @@ export interface Margins {
 export interface TextBlock extends Margins {
   readonly kind: 'text';
   readonly spans: Span[];
-  readonly align: Align;
+  readonly align: TextAlign;
+  readonly direction: Direction;
   /** Keep-with-next: room wanted below the block's last line on the same page (headings). */
   readonly keep: number;
   /** Structure type in a tagged render: H1-H6 for headings; P when absent. */
@@ -57,7 +59,8 @@ export interface RuleBlock extends Margins {
 export interface TableCellData {
   readonly spans: Span[];
   readonly colspan: number;
-  readonly align: Align;
+  readonly align: TextAlign;
+  readonly direction: Direction;
   /** A <th> outside <thead>: a row header. */
   readonly header: boolean;
 }

@@ -6,7 +6,8 @@
 // MAX_DEPTH an element's text is gathered iteratively and joins the text
 // around it, unstyled. 10,000 nested <div>s therefore cost a loop, not a
 // stack overflow.
-import type { TextStyle } from '../inline.js';
+import type { Direction } from '../bidi.js';
+import type { Align, TextStyle } from '../inline.js';
 import { MAX_COLUMNS } from '../table-layout.js';
 import type { Block, ListItem, Margins, TableCellData } from './blocks.js';
 import { scopeOf, type Scope } from './cascade.js';
@@ -48,7 +49,7 @@ class Sink {
     const spans = this.inline.take();
     if (spans === undefined) return;
     if (this.scope.pre) this.blocks.push({ kind: 'pre', spans, before: 0, after: 0 });
-    else this.blocks.push({ kind: 'text', spans, align: this.scope.align, keep: this.keep, before: 0, after: 0, ...(this.role === undefined ? {} : { role: this.role }) });
+    else this.blocks.push({ kind: 'text', spans, align: this.scope.align, direction: this.scope.direction, keep: this.keep, before: 0, after: 0, ...(this.role === undefined ? {} : { role: this.role }) });
   }
 
   add(block: Block): void {
@@ -63,10 +64,14 @@ class Sink {
   }
 }
 
-/** The blocks of a parsed fragment. `field` names the html field for errors (bad image data). */
-export function buildBlocks(fragment: HtmlParent, base: TextStyle, field: string): Block[] {
+/**
+ * The blocks of a parsed fragment. `field` names the html field for errors
+ * (bad image data); `direction` is the document's (an <html dir> the parse
+ * kept), auto when it has none.
+ */
+export function buildBlocks(fragment: HtmlParent, base: TextStyle, field: string, direction: Direction = 'auto'): Block[] {
   const walker = new Walker(field);
-  const root: Scope = { style: base, align: 'left', pre: false, lists: 0, depth: 0 };
+  const root: Scope = { style: base, align: 'start', direction, pre: false, lists: 0, depth: 0 };
   const sink = new Sink(root);
   walker.children(fragment, root, sink);
   sink.flush();
@@ -203,7 +208,7 @@ class Walker {
         // HTML clamps colspan to 1..1000; here it is clamped to the columns left.
         const colspan = integerAttribute(cell, 'colspan', 1, MAX_COLUMNS - columns) ?? 1;
         columns += colspan;
-        cells.push({ spans: flattenBlocks(this.inner(cell, cellScope)), colspan, align: cellScope.align, header: cell.tagName === 'th' });
+        cells.push({ spans: flattenBlocks(this.inner(cell, cellScope)), colspan, align: cellScope.align, direction: cellScope.direction, header: cell.tagName === 'th' });
       }
       if (cells.length > 0) into.push(cells);
     };
@@ -233,8 +238,15 @@ class Walker {
     if (bytes === undefined) return;
     const width = pixelsToPoints(attribute(element, 'width'));
     const height = pixelsToPoints(attribute(element, 'height'));
-    sink.add({ kind: 'image', bytes, width, height, align: scope.align, alt: attribute(element, 'alt'), before: 0, after: 0 });
+    sink.add({ kind: 'image', bytes, width, height, align: imageAlign(scope), alt: attribute(element, 'alt'), before: 0, after: 0 });
   }
+}
+
+/** An image's side: start and end by the scope's direction (an image has no text of its own, so auto is left to right). */
+function imageAlign({ align, direction }: Scope): Align {
+  if (align === 'start') return direction === 'rtl' ? 'right' : 'left';
+  if (align === 'end') return direction === 'rtl' ? 'left' : 'right';
+  return align;
 }
 
 /** An integer attribute read as HTML reads one (leading digits, the rest ignored), clamped to min..max. */

@@ -1,11 +1,16 @@
 // What an element does to the style its content inherits: the defaults of
 // HTML's user-agent style sheet for the tags add_html knows (bold, italic,
 // underline, strike, monospace, heading sizes, link colour), then the
-// legacy align attribute and the inline style attribute, which win.
+// legacy align attribute and the inline style attribute, which win. The
+// `dir` attribute (and CSS `direction`) set the paragraph direction that
+// text inherits; without one anywhere, each paragraph takes its first
+// strong character's (the render engine's rule for add_text), so a Hebrew
+// paragraph is right-aligned by default (text-align's initial `start`).
 import * as v from 'valibot';
 import type { Rgb } from '../canvas.js';
 import { link } from '../fields.js';
-import type { Align, TextStyle } from '../inline.js';
+import type { Direction } from '../bidi.js';
+import type { TextAlign, TextStyle } from '../inline.js';
 import { attribute, type HtmlElement } from './parse.js';
 import { alignment, parseStyle } from './style.js';
 import { HEADINGS, MONOSPACE_TAGS, PRE_TAGS } from './tags.js';
@@ -16,7 +21,9 @@ const LINK_COLOR: Rgb = Object.freeze({ r: 0.02, g: 0.27, b: 0.68 });
 /** Inherited state, as CSS inherits it. */
 export interface Scope {
   readonly style: TextStyle;
-  readonly align: Align;
+  readonly align: TextAlign;
+  /** The paragraph direction: from dir / CSS direction, inherited; auto when none is set. */
+  readonly direction: Direction;
   readonly pre: boolean;
   /** Lists around this element: picks the bullet. */
   readonly lists: number;
@@ -29,6 +36,7 @@ export function scopeOf(element: HtmlElement, parent: Scope): Scope {
   const base = parent.style;
   const style: { -readonly [K in keyof TextStyle]: TextStyle[K] } = { ...base };
   let align = parent.align;
+  let direction = parent.direction;
   let pre = parent.pre;
   if (tag === 'strong' || tag === 'b' || tag === 'th') style.bold = true;
   else if (tag === 'em' || tag === 'i') style.italic = true;
@@ -54,6 +62,7 @@ export function scopeOf(element: HtmlElement, parent: Scope): Scope {
   if (tag === 'th') align = 'center';
   const legacy = attribute(element, 'align');
   if (legacy !== undefined) align = alignment(legacy) ?? align;
+  direction = directionOf(attribute(element, 'dir')) ?? direction;
 
   const css = attribute(element, 'style');
   if (css !== undefined) {
@@ -66,8 +75,15 @@ export function scopeOf(element: HtmlElement, parent: Scope): Scope {
     if (declared.underline !== undefined) style.underline = declared.underline;
     if (declared.strike !== undefined) style.strike = declared.strike;
     if (declared.align !== undefined) align = declared.align;
+    if (declared.direction !== undefined) direction = declared.direction;
   }
-  return { style: sameStyle(style, base) ? base : style, align, pre, lists: parent.lists, depth: parent.depth + 1 };
+  return { style: sameStyle(style, base) ? base : style, align, direction, pre, lists: parent.lists, depth: parent.depth + 1 };
+}
+
+/** The dir attribute's states (HTML: ltr, rtl, auto; anything else is no state, and the parent's applies). */
+export function directionOf(value: string | undefined): Direction | undefined {
+  const state = value?.trim().toLowerCase();
+  return state === 'ltr' || state === 'rtl' || state === 'auto' ? state : undefined;
 }
 
 /**

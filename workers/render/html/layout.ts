@@ -14,7 +14,7 @@ import type { PageCanvas, Rgb } from '../canvas.js';
 import { RenderError, withGlyphCheck } from '../errors.js';
 import type { RenderContext } from '../context.js';
 import { drawImage, loadImage } from '../images.js';
-import { drawLine, layoutLines, prepareSpans, type Align, type Line } from '../inline.js';
+import { drawLine, layoutLines, prepareSpans, type Align, type Line, type TextAlign } from '../inline.js';
 import type { Block, ImageBlock, ListBlock, QuoteBlock, TextBlock } from './blocks.js';
 import { fitImage } from './image.js';
 import { preLines } from './pre.js';
@@ -123,7 +123,7 @@ export class HtmlLayout {
   async #text(block: TextBlock, box: Box): Promise<void> {
     const { fonts, flow } = this.context;
     await prepareSpans(block.spans, fonts);
-    const lines = withGlyphCheck(this.field, () => layoutLines(block.spans, box.width, fonts));
+    const lines = withGlyphCheck(this.field, () => layoutLines(block.spans, box.width, fonts, Number.POSITIVE_INFINITY, block.direction));
     if (block.keep > 0) {
       // A heading moves to the next page with the start of what follows it, unless it could never fit.
       const height = lines.reduce((sum, line) => sum + line.height, 0) + block.keep;
@@ -139,7 +139,7 @@ export class HtmlLayout {
     return this.context.flow.structure;
   }
 
-  #lines(lines: readonly Line[], box: Box, align: Align): void {
+  #lines(lines: readonly Line[], box: Box, align: TextAlign): void {
     const { flow } = this.context;
     for (const line of lines) {
       const top = this.#place(line.height);

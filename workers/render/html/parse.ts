@@ -22,9 +22,16 @@ export class TooManyElementsError extends Error {
   }
 }
 
+export interface ParsedHtml {
+  readonly fragment: DefaultTreeAdapterTypes.DocumentFragment;
+  /** The `dir` of an <html> tag in the text (`<html dir="rtl">`), which a fragment's DOM has no place for. */
+  readonly documentDir: string | undefined;
+}
+
 /** The fragment's DOM as a <body> would hold it. Throws TooManyElementsError. */
-export function parseHtml(html: string): DefaultTreeAdapterTypes.DocumentFragment {
+export function parseHtml(html: string): ParsedHtml {
   let elements = 0;
+  let documentDir: string | undefined;
   const treeAdapter: typeof defaultTreeAdapter = {
     ...defaultTreeAdapter,
     createElement(tagName, namespaceURI, attrs) {
@@ -32,8 +39,15 @@ export function parseHtml(html: string): DefaultTreeAdapterTypes.DocumentFragmen
       if (++elements > MAX_ELEMENTS) throw new TooManyElementsError();
       return defaultTreeAdapter.createElement(tagName, namespaceURI, attrs);
     },
+    // An <html> start tag's attributes go to the root element (the WHATWG
+    // "in body" rules), which parsing a fragment creates and then drops.
+    adoptAttributes(recipient, attrs) {
+      if (recipient.tagName === 'html') documentDir ??= attrs.find((attr) => attr.name === 'dir')?.value;
+      defaultTreeAdapter.adoptAttributes(recipient, attrs);
+    },
   };
-  return parseFragment<DefaultTreeAdapterMap>(html, { treeAdapter });
+  const fragment = parseFragment<DefaultTreeAdapterMap>(html, { treeAdapter });
+  return { fragment, documentDir };
 }
 
 export function isElement(node: HtmlNode): node is HtmlElement {

@@ -4,7 +4,7 @@
 // url(), @import and the like are simply not understood.
 import type { Rgb } from '../canvas.js';
 import { parseColor } from '../colour.js';
-import type { Align } from '../inline.js';
+import type { TextAlign } from '../inline.js';
 
 export interface Declarations {
   color?: Rgb;
@@ -14,7 +14,9 @@ export interface Declarations {
   italic?: boolean;
   underline?: boolean;
   strike?: boolean;
-  align?: Align;
+  align?: TextAlign;
+  /** CSS `direction`: the paragraph direction of the element's text. */
+  direction?: 'ltr' | 'rtl';
 }
 
 /** The range the API allows for font sizes (common.ts `fontSize`). */
@@ -92,6 +94,11 @@ export function parseStyle(attribute: string): Declarations {
         if (align !== undefined) out.align = align;
         break;
       }
+      case 'direction': {
+        const direction = value.trim().toLowerCase();
+        if (direction === 'ltr' || direction === 'rtl') out.direction = direction;
+        break;
+      }
       default:
         break;
     }
@@ -99,18 +106,20 @@ export function parseStyle(attribute: string): Declarations {
   return out;
 }
 
-/** text-align values, also used for the legacy align="" attribute. `start`/`end` assume left-to-right text. */
-export function alignment(value: string): Align | undefined {
+/** text-align values, also used for the legacy align="" attribute. `start` and `end` are the paragraph's own sides, resolved per line (inline.ts lineAlignment). */
+export function alignment(value: string): TextAlign | undefined {
   switch (value.trim().toLowerCase()) {
     case 'left':
-    case 'start':
       return 'left';
+    case 'start':
+      return 'start';
     case 'center':
     case 'middle':
       return 'center';
     case 'right':
-    case 'end':
       return 'right';
+    case 'end':
+      return 'end';
     case 'justify':
       return 'justify';
     default:

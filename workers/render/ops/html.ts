@@ -4,7 +4,8 @@
 // link annotations), ul/ol/li, blockquote, pre/code, hr,
 // table/thead/tbody/tfoot/tr/th/td (colspan), img with a base64 data: URI,
 // and the style attribute's color, font-size, font-weight, font-style,
-// text-decoration and text-align. Other elements show their text;
+// text-decoration, text-align and direction, and the dir attribute (also on
+// an <html> tag). Other elements show their text;
 // scripts, styles, embedded and external content are dropped, and nothing
 // is ever fetched.
 //
@@ -16,6 +17,7 @@ import { fontSize } from '../fields.js';
 import { RenderError } from '../errors.js';
 import type { OperationType } from '../context.js';
 import { buildBlocks } from '../html/build.js';
+import { directionOf } from '../html/cascade.js';
 import { HtmlLayout } from '../html/layout.js';
 import { MAX_ELEMENTS, parseHtml, TooManyElementsError } from '../html/parse.js';
 
@@ -34,7 +36,8 @@ export const addHtml: OperationType<typeof schema> = {
   async run(op, context, at) {
     const field = `${at}.html`;
     const base = { ...context.style, size: op.base_size ?? context.style.size, underline: false, strike: false, link: undefined };
-    const blocks = buildBlocks(parse(op.html, field), base, field);
+    const { fragment, documentDir } = parse(op.html, field);
+    const blocks = buildBlocks(fragment, base, field, directionOf(documentDir));
     const layout = new HtmlLayout(context, field);
     await layout.blocks(blocks, { left: 0, width: context.flow.width });
     layout.finish();

@@ -59,7 +59,7 @@ const schema = v.pipe(
     /** One row of cells, or several rows; repeated at the top of every page. */
     header: v.optional(v.pipe(v.array(v.lazy((input) => (Array.isArray(input) ? row : cell))), v.maxLength(MAX_COLUMNS))),
     rows: v.pipe(v.array(row, 'must be an array of rows'), v.maxLength(MAX_ROWS)),
-    /** Text alignment of every column, or of each column in turn (default left); a cell's own align wins. */
+    /** Text alignment of every column, or of each column in turn (default: each cell's start side, right for right-to-left text); a cell's own align wins. */
     align: v.optional(v.lazy((input) => (Array.isArray(input) ? v.pipe(v.array(align), v.maxLength(MAX_COLUMNS)) : align))),
     /** Table width in points; default and maximum: the content width. */
     width: v.optional(v.pipe(points(), v.minValue(1))),
@@ -149,7 +149,8 @@ export const addTable: OperationType<typeof schema> = {
     // Header cells are bold unless they say otherwise.
     const head: TextStyle = { ...body, bold: true };
     const header = headerRows(op.header);
-    const columnAlign = (col: number): Align => (typeof op.align === 'string' ? op.align : (op.align?.[col] ?? 'left'));
+    // No align anywhere: the cell's start side (left, or right for a right-to-left cell).
+    const columnAlign = (col: number): Align | undefined => (typeof op.align === 'string' ? op.align : op.align?.[col]);
 
     // Cells share style objects (the layout measures each (style, text) once); overrides get one style per combination.
     const variants = new Map<string, TextStyle>();

@@ -13,13 +13,14 @@
 // renders in 96 MB this way.
 import type { Rgb } from '../canvas.js';
 import { withGlyphCheck } from '../errors.js';
+import type { Direction } from '../bidi.js';
 import type { FontBook } from '../fonts.js';
 import { layoutLines, prepareSpans, type Line, type Span, type TextStyle } from '../inline.js';
 import { bandHeight, SLACK, type CellField, type Grid, type Measured, type Placed, type Row, type TableCell } from './model.js';
 
 const NO_SPANS: readonly Span[] = Object.freeze([]);
 const NO_LINES: readonly Line[] = Object.freeze([]);
-const EMPTY_CELL: TableCell = Object.freeze({ spans: NO_SPANS, colspan: 1, align: 'left' });
+const EMPTY_CELL: TableCell = Object.freeze({ spans: NO_SPANS, colspan: 1, align: undefined });
 /**
  * Characters whose layouts a table keeps from measuring to drawing: more
  * than the 10-page invoice's distinct texts (about 6,000), and at about
@@ -52,7 +53,7 @@ export class Measurer {
         const cell = row[c] as TableCell;
         const span = Math.min(Math.max(1, Math.floor(cell.colspan)), count - col);
         // A repeat costs two map lookups; only a first sighting is prepared (fonts load asynchronously) and laid out.
-        const measured = this.#cached(cell.spans) ?? (await this.#measure(cell.spans, part, r, c));
+        const measured = this.#cached(cell) ?? (await this.#measure(cell, part, r, c));
         cells.push({ cell, col, span, measured, lines: NO_LINES });
         col += span;
       }
@@ -63,20 +64,21 @@ export class Measurer {
     return rows;
   }
 
-  #cached(spans: readonly Span[]): Measured | undefined {
+  /** A cell with a set direction is measured apart: the cache is keyed by style and text only. */
+  #cached({ spans, direction }: TableCell): Measured | undefined {
     if (spans.length === 0) return this.#empty;
-    return spans.length === 1 ? this.#cache.get((spans[0] as Span).style)?.get((spans[0] as Span).text) : undefined;
+    return spans.length === 1 && isAuto(direction) ? this.#cache.get((spans[0] as Span).style)?.get((spans[0] as Span).text) : undefined;
   }
 
-  async #measure(spans: readonly Span[], part: 'header' | 'rows', row: number, cell: number): Promise<Measured> {
+  async #measure({ spans, direction }: TableCell, part: 'header' | 'rows', row: number, cell: number): Promise<Measured> {
     await prepareSpans(spans, this.fonts);
-    const lines = withGlyphCheck(this.cellField(part, row, cell), () => layoutLines(spans, Number.POSITIVE_INFINITY, this.fonts));
+    const lines = withGlyphCheck(this.cellField(part, row, cell), () => layoutLines(spans, Number.POSITIVE_INFINITY, this.fonts, Number.POSITIVE_INFINITY, direction));
     let chars = 0;
     for (const span of spans) chars += span.text.length;
     const keep = this.#kept + chars <= KEEP_CHARS;
     if (keep) this.#kept += chars;
     const result = measured(lines, keep);
-    if (spans.length === 1) {
+    if (spans.length === 1 && isAuto(direction)) {
       const { style, text } = spans[0] as Span;
       let byText = this.#cache.get(style);
       if (byText === undefined) this.#cache.set(style, (byText = new Map()));
@@ -105,7 +107,7 @@ function linesAt(placed: Placed, content: number, fonts: FontBook): readonly Lin
   const measured = placed.measured;
   if (measured.lines !== undefined && measured.max <= content + SLACK) return measured.lines;
   if (measured.wrapped !== undefined && measured.wrapWidth === content) return measured.wrapped;
-  const lines = layoutLines(placed.cell.spans, content + SLACK, fonts);
+  const lines = layoutLines(placed.cell.spans, content + SLACK, fonts, Number.POSITIVE_INFINITY, placed.cell.direction);
   // A text whose layout is kept keeps its last wrap too; any other is laid out wherever it is drawn.
   if (measured.lines !== undefined) {
     measured.wrapped = lines;
@@ -113,6 +115,8 @@ function linesAt(placed: Placed, content: number, fonts: FontBook): readonly Lin
   }
   return lines;
 }
+
+const isAuto = (direction: Direction | undefined): boolean => direction === undefined || direction === 'auto';
 
 /** Columns the widest row spans. */
 export function spanCount(rows: readonly (readonly TableCell[])[]): number {

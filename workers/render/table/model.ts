@@ -2,14 +2,18 @@
 // bounds every table is held to, and the shapes the layout passes between
 // its steps (measure, widths, pagination, painting).
 import type { Rgb } from '../canvas.js';
-import type { Align, Line, Span } from '../inline.js';
+import type { Direction } from '../bidi.js';
+import type { Line, Span, TextAlign } from '../inline.js';
 
 export type ColumnWidth = { readonly kind: 'fixed'; readonly points: number } | { readonly kind: 'fraction'; readonly weight: number } | { readonly kind: 'auto' };
 
 export interface TableCell {
   readonly spans: readonly Span[];
   readonly colspan: number;
-  readonly align: Align;
+  /** Undefined: the start side of the cell's text (right for a right-to-left cell). */
+  readonly align: TextAlign | undefined;
+  /** The cell's paragraph direction; undefined or auto: from its first strong character. */
+  readonly direction?: Direction;
   readonly fill?: Rgb;
   /** A header cell in a body row (HTML <th>): a row header in a tagged render. */
   readonly header?: boolean;

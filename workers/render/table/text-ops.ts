@@ -1,7 +1,7 @@
 // A cell's line of text in as few text operations as it can be.
 import type { PageCanvas, Rgb } from '../canvas.js';
 import type { Run } from '../fonts.js';
-import { drawLine, drawPiece, type Align, type Line, type TextStyle } from '../inline.js';
+import { drawLine, drawPiece, lineAlignment, type Line, type TextAlign, type TextStyle } from '../inline.js';
 
 /** One text operation of a line: runs drawn from `dx` after the line's start. */
 interface TextOp {
@@ -21,15 +21,17 @@ const plans = new WeakMap<Line, TextOp[]>();
  * word. On the 10-page invoice that halved the content stream. Justified
  * lines (the gaps stretch) are left to drawLine.
  */
-export function drawCellLine(page: PageCanvas, line: Line, left: number, top: number, width: number, align: Align): void {
-  if (align === 'justify' && !line.last && line.units.length > 1) {
-    drawLine(page, line, left, top, width, align);
+export function drawCellLine(page: PageCanvas, line: Line, left: number, top: number, width: number, align: TextAlign | undefined): void {
+  // Undefined or start: the cell's own start side, so a Hebrew cell is right-aligned (inline.ts lineAlignment).
+  const alignment = lineAlignment(line, align);
+  if (alignment === 'justify' && line.units.length > 1) {
+    drawLine(page, line, left, top, width, alignment);
     return;
   }
   let plan = plans.get(line);
   if (plan === undefined) plans.set(line, (plan = planLine(line)));
   const slack = Math.max(0, width - line.width);
-  const x = align === 'center' ? left + slack / 2 : align === 'right' ? left + slack : left;
+  const x = alignment === 'center' ? left + slack / 2 : alignment === 'right' ? left + slack : left;
   const baseline = top + line.baseline;
   if (line.actualText !== undefined) page.beginActualText(line.actualText);
   for (const op of plan) drawPiece(page, op.runs, x + op.dx, baseline, op.style, top, op.width, line.height);
