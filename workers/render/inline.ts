@@ -342,15 +342,37 @@ export function drawLine(canvas: PageCanvas, line: Line, left: number, top: numb
   let x = alignment === 'center' ? left + slack / 2 : alignment === 'right' ? left + slack : left;
   const baseline = top + line.baseline;
   if (line.actualText !== undefined) canvas.beginActualText(line.actualText);
+  const tagged = canvas.structure !== undefined;
   line.units.forEach((unit, index) => {
-    if (index > 0) x += unit.spaceBefore + extra;
-    for (const piece of unit.pieces) {
+    const gap = index > 0 ? unit.spaceBefore + extra : 0;
+    x += gap;
+    unit.pieces.forEach((piece, p) => {
       const { style } = piece;
-      drawPiece(canvas, piece.runs, x, baseline, style, top, piece.width, line.height);
+      const spaced = tagged && p === 0 && gap > 0 ? withSpace(piece, gap) : undefined;
+      if (spaced === undefined) drawPiece(canvas, piece.runs, x, baseline, style, top, piece.width, line.height);
+      else drawPiece(canvas, spaced.runs, x - spaced.width, baseline, style, top, piece.width, line.height);
       x += piece.width;
-    }
+    });
   });
   if (line.actualText !== undefined) canvas.endActualText();
+}
+
+/**
+ * A tagged PDF marks word breaks with space characters (ISO 32000-1
+ * §14.8.2.5), which tools that read the structure's text use where they do
+ * not look at positions: the piece with a space glyph before it, drawn that
+ * much further left, so the glyphs land where they were. Only where the
+ * space fits the gap, and not for underlined, struck or linked pieces (the
+ * decoration or the link would grow over the space) or right-to-left ones.
+ */
+function withSpace(piece: Piece, gap: number): { runs: Run[]; width: number } | undefined {
+  const { style } = piece;
+  const first = piece.runs[0];
+  // Right-to-left pieces keep the gap: extractors reorder them, and a space drawn at a word's visual start moved with it (pdftotext joined "hello" to the Hebrew after it).
+  if (first === undefined || (piece.level ?? 0) % 2 === 1 || style.underline || style.strike || style.link !== undefined || !first.font.covers(0x20)) return undefined;
+  const width = first.font.widthOf(' ', style.size);
+  if (width > gap + 0.01) return undefined;
+  return { runs: [{ font: first.font, text: ` ${first.text}` }, ...piece.runs.slice(1)], width };
 }
 
 /**
