@@ -163,3 +163,13 @@ test('an embedded CMap: the CIDFont\'s Supplement above the CMap\'s fails 6.2.11
   assert.deepEqual(await composite(pdf('BT /F1 12 Tf <0024> Tj ET', objects(1, '/Private-CMap usecmap'))), ['6.2.11.3.3-3']);
   assert.deepEqual(await composite(pdf('BT /F1 12 Tf <0024> Tj ET', objects(1, '/Identity-H usecmap'))), []);
 });
+
+test('a non-symbolic TrueType font\'s Differences: names of the Adobe Glyph List pass in part 2, others fail 6.2.11.6-2; part 1 allows none (6.3.7-1)', async () => {
+  const withDifferences = (names: string): Buffer[] => {
+    const [font, ...rest] = trueType({ A: advance('A'), B: advance('B') });
+    return [Buffer.from(font!.toString('latin1').replace('/Encoding /WinAnsiEncoding', `/Encoding << /BaseEncoding /WinAnsiEncoding /Differences [65 ${names}] >>`)), ...rest];
+  };
+  assert.deepEqual(await glyphRules(pdf('BT /F1 12 Tf (A) Tj ET', withDifferences('/A')), 'pdfa-2b'), []);
+  assert.deepEqual(await glyphRules(pdf('BT /F1 12 Tf (A) Tj ET', withDifferences('/A.alt')), 'pdfa-2b'), ['6.2.11.6-2']);
+  assert.deepEqual(await glyphRules(pdf('BT /F1 12 Tf (A) Tj ET', withDifferences('/A')), 'pdfa-1b'), ['6.3.7-1']);
+});

@@ -5,6 +5,8 @@
 // widths, CharSet/CIDSet, cmaps) is rules-glyphs.ts.
 import { PdfName, PdfStream, type PdfDict } from '../../untrusted/pdf-values.js';
 import { parseCMap } from '../cmap.js';
+import { ADOBE_GLYPH_NAMES } from '../fonts/adobe-glyph-names.js';
+import { cmapSubtables } from '../fonts/truetype-cmaps.js';
 import type { PdfaDocument } from './document.js';
 import { at, type PdfaRule } from './rule.js';
 
@@ -34,6 +36,21 @@ function isStandard(d: PdfaDocument, font: PdfDict): boolean {
 
 function* simpleFonts(d: PdfaDocument): Generator<{ font: PdfDict; page?: number; label: string }> {
   for (const f of d.walk.fonts) if (SIMPLE.has(f.value.name('Subtype') ?? '')) yield { font: f.value, page: f.page, label: `${f.label} (${fontName(d, f.value)})` };
+}
+
+/**
+ * veraPDF's differencesAreUnicodeCompliant (parts 2 and 3): every name in
+ * /Differences is in the Adobe Glyph List and the program has a (3,1) cmap
+ * subtable to look those names up in.
+ */
+function differencesAreUnicode(d: PdfaDocument, font: PdfDict, encoding: PdfDict): boolean {
+  const bytes = d.pdf.stream(descriptor(d, font)?.get('FontFile2'))?.decoded();
+  const cmaps = bytes === undefined ? undefined : cmapSubtables(bytes);
+  if (cmaps === undefined || !cmaps.some((c) => c.platform === 3 && c.encoding === 1)) return false;
+  return (d.pdf.array(encoding.get('Differences')) ?? []).every((item) => {
+    const value = d.pdf.resolve(item);
+    return !(value instanceof PdfName) || ADOBE_GLYPH_NAMES.has(value.name);
+  });
 }
 
 function symbolic(d: PdfaDocument, font: PdfDict): boolean {
@@ -183,7 +200,8 @@ export const FONT_RULES: readonly PdfaRule[] = [
         const dict = d.pdf.dict(encoding);
         const base = dict === undefined ? d.pdf.name(encoding) : d.pdf.name(dict.get('BaseEncoding'));
         const differences = dict?.has('Differences') === true;
-        if ((base !== 'MacRomanEncoding' && base !== 'WinAnsiEncoding') || (d.part === 1 && differences)) yield at(`${f.label}: ${base ?? 'no encoding'}`, f.page);
+        if (base !== 'MacRomanEncoding' && base !== 'WinAnsiEncoding') yield at(`${f.label}: ${base ?? 'no encoding'}`, f.page);
+        else if (differences && (d.part === 1 || !differencesAreUnicode(d, f.value, dict!))) yield at(`${f.label}: Differences ${d.part === 1 ? 'present' : 'outside the Adobe Glyph List, or no (3,1) cmap'}`, f.page);
       }
     },
   },
