@@ -101,7 +101,8 @@ export class EmbeddedVectorStore implements VectorCollections {
       .distanceType('cosine')
       .ef(Math.max(MIN_EF, query.topK * 4))
       .where(where)
-      .select(['chunk_id', 'document_id', 'namespace', 'text', 'page', 'section', 'token_count', 'headings_path', 'is_table', 'language'])
+      // `_distance` named: LanceDB 0.37 adds it anyway but prints a deprecation WARN to stderr on every search that leaves it out.
+      .select(['chunk_id', 'document_id', 'namespace', 'text', 'page', 'section', 'token_count', 'headings_path', 'is_table', 'language', '_distance'])
       .limit(query.topK)
       .toArray();
     const hits: SearchHit[] = [];
