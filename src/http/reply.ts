@@ -104,7 +104,13 @@ export class Reply {
     const res = this.res;
     res.cork(() => {
       res.writeStatus(STATUS_LINES[response.status] ?? String(response.status));
-      for (const [name, value] of response.headers) res.writeHeader(name, value);
+      // Indexed, not `for (const [name, value] of ...)`: destructuring a pair goes through the iterator
+      // protocol, ~1 KB of allocation per response in unoptimised code (a sampling heap profile).
+      const headers = response.headers;
+      for (let i = 0; i < headers.length; i++) {
+        const header = headers[i] as readonly [string, string];
+        res.writeHeader(header[0], header[1]);
+      }
       if (response.omitBody === true || response.status === 204) {
         // Only the argument-less endWithoutBody() finishes a response in this
         // uWS build: with a length it never terminates the headers and the

@@ -14,6 +14,7 @@ import { CircuitBreaker, type BreakerState } from './circuit-breaker.js';
 import { widenHeapGrowth } from './heap-growth.js';
 import type { FairClient } from './fair-queue.js';
 import { Scheduler, type Priority, type Ticket } from './scheduler.js';
+import { TaskAbort } from './task-abort.js';
 
 /** How long a task may keep running after its caller left before its thread is stopped. */
 export const ABORT_GRACE_MS = 250;
@@ -212,10 +213,11 @@ export class WorkerPool {
       this.#breaker.release();
       return { ok: false, reason: 'saturated', cause: refused, retryAfterSeconds: this.#retryAfterSeconds(ticket) };
     }
-    // One controller per task, fed by a timer and the caller's signal. Not
+    // One abort per task, fed by a timer and the caller's signal. Not
     // AbortSignal.any/AbortSignal.timeout: on Node 20 composites with timeout
-    // sources and listeners are retained forever (nodejs/node#54614, #55351).
-    const controller = new AbortController();
+    // sources and listeners are retained forever (nodejs/node#54614, #55351);
+    // nor an AbortController, which allocates far more (task-abort.ts).
+    const controller = new TaskAbort();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -248,7 +250,7 @@ export class WorkerPool {
       // checks that workers/index.ts exports each task with exactly that type.
       const outcome = (await this.#piscina.run(input, {
         name,
-        signal: controller.signal,
+        signal: controller,
         transferList: input.body.byteLength > 0 ? [input.body] : [],
       })) as Outcome<ValueOf<Name>>;
       this.#breaker.success();
