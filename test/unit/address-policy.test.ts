@@ -75,3 +75,14 @@ test('sealed connections open only with the same key and the same record id', ()
   tampered[14] = (tampered[14] as number) ^ 1;
   assert.equal(open(key, 'record-a', tampered.toString('base64')), undefined);
 });
+
+test('legacy numeric spellings of loopback (reliability plan case 37) are refused through the system resolver', async () => {
+  // A postgres: URL's host is opaque to WHATWG URL parsing, so "2130706433" reaches the policy as written;
+  // getaddrinfo reads these spellings as IPv4 (inet_aton) without a DNS query, and the policy judges that answer.
+  const policy = new AddressPolicy([]);
+  for (const host of ['2130706433', '0x7f000001', '0177.0.0.1', '127.1', '0.0.0.0']) {
+    await assert.rejects(policy.resolve(host), AddressDenied, host);
+  }
+  const endpoint = new URL('postgres://postgres@2130706433:5432/db');
+  assert.equal(endpoint.hostname, '2130706433', 'the URL parser does not normalise an opaque host');
+});
