@@ -107,3 +107,13 @@ test('part 1: a rule ISO 19005-1 states in two clauses names both (6.7.9-2 also 
   assert.ok(part2.failures.some((f) => f.rule === '6.6.2.3.1-1'));
   assert.ok(part2.failures.every((f) => f.clauses === undefined));
 });
+
+test('part 1: a real beyond 32767 in a content stream fails 6.1.12-2, written as 60000.0 too; the integer 60000 does not', async () => {
+  const limits = async (content: string) => {
+    const bytes = pdf({ content });
+    return validatePdfa(bytes, await openObjects(bytes, undefined), 'pdfa-1b').failures.filter((f) => f.rule.startsWith('6.1.12')).map((f) => [f.rule, f.sample]);
+  };
+  assert.deepEqual(await limits('BT 60000.0 Tz ET'), [['6.1.12-2', '60000 in a content stream']]);
+  assert.deepEqual(await limits('BT -40000.5 0 Td ET'), [['6.1.12-2', '-40000.5 in a content stream']]);
+  assert.deepEqual(await limits('BT 60000 Tz 100.5 Tz ET'), []);
+});

@@ -29,6 +29,8 @@ export interface ContentFacts {
   readonly renderingIntents: { page?: number; label: string; intent: string }[];
   /** Integers outside [-2^31, 2^31-1] and strings of 32768 bytes or more among the operands (6.1.13). */
   readonly bigIntegers: { page?: number; value: number }[];
+  /** Reals (written with a decimal point) beyond ±32767 among the operands: PDF/A-1's limit (6.1.12). */
+  readonly bigReals: { page?: number; value: number }[];
   readonly longStrings: { page?: number; length: number }[];
   /** Named resources a stream uses while its owner has no Resources of its own (inherited from the page tree: 6.2.2). */
   readonly inheritedNames: { page?: number; label: string; name: string }[];
@@ -65,7 +67,7 @@ const INLINE_SPACES: Record<string, DeviceUse['family']> = { G: 'DeviceGray', De
 
 export function contentFacts(document: PdfaDocument): ContentFacts {
   const text = new ShownText(document.pdf);
-  const facts: ContentFacts = { deviceColour: [], deepNesting: [], undefinedOperators: [], inlineImages: [], namedSpaces: [], oddHexStrings: [], nonHexStrings: [], renderingIntents: [], bigIntegers: [], longStrings: [], inheritedNames: [], shownFonts: text.fonts };
+  const facts: ContentFacts = { deviceColour: [], deepNesting: [], undefinedOperators: [], inlineImages: [], namedSpaces: [], oddHexStrings: [], nonHexStrings: [], renderingIntents: [], bigIntegers: [], bigReals: [], longStrings: [], inheritedNames: [], shownFonts: text.fonts };
   let operations = 0;
   for (const content of document.walk.contents) {
     const bytes = content.stream.decoded();
@@ -86,9 +88,19 @@ export function contentFacts(document: PdfaDocument): ContentFacts {
     for (const op of contentOperations(bytes)) {
       if (++operations > MAX_OPERATIONS) break;
       text.operation(op.operator, op.operands);
+      let large = false;
       for (const value of leaves(op.operands)) {
+        if (typeof value === 'number' && Math.abs(value) > 32767) large = true;
         if (typeof value === 'number' && Number.isInteger(value) && (value > 2147483647 || value < -2147483648)) facts.bigIntegers.push({ page: content.page, value });
         if (value instanceof PdfString && value.bytes.length >= 32768) facts.longStrings.push({ page: content.page, length: value.bytes.length });
+      }
+      // The lexer reads 60000.0 as the number 60000: whether it is a real is in the source (veraPDF corpus 6-1-12-t02-fail-e).
+      if (large && op.operator !== 'BI' && facts.bigReals.length < 100) {
+        const source = Buffer.from(bytes.buffer, bytes.byteOffset + op.start, op.end - op.start).toString('latin1');
+        for (const match of source.matchAll(/(?<![\w.])[+-]?(\d+\.\d*|\.\d+)(?![\w.])/g)) {
+          const value = Number(match[0]);
+          if (Math.abs(value) > 32767) facts.bigReals.push({ page: content.page, value });
+        }
       }
       if (inherited && (op.operator in NAMED || ((op.operator === 'cs' || op.operator === 'CS') && op.operands[0] instanceof PdfName && !/^Device(RGB|CMYK|Gray)$|^Pattern$/.test(op.operands[0].name)))) {
         const operand = op.operands[0];

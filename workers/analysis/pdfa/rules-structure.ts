@@ -189,6 +189,7 @@ export const STRUCTURE_RULES: readonly PdfaRule[] = [
     *check(d) {
       const limit = d.part === 1 ? 32767 : 3.403e38;
       for (const n of d.cos.reals) if (Math.abs(n) > limit) yield at(String(n));
+      if (d.part === 1) for (const n of d.content.bigReals) yield at(`${n.value} in a content stream`, n.page);
     },
   },
   {
