@@ -60,6 +60,47 @@ describe('pool faults', () => {
     assert.equal((await queued).status, 200);
   });
 
+  test('a standing queue admits by expected wait: 503 at once far below PLATEN_MAX_QUEUE, and the admitted requests complete', async (t) => {
+    const g = gate();
+    const s = await startTestServer(
+      { PLATEN_WORKERS: '1', PLATEN_MAX_QUEUE: '8', PLATEN_QUEUE_TARGET_MS: '1', PLATEN_QUEUE_INTERVAL_MS: '1' },
+      { workerFile: FAULT_WORKER, workerData: g.workerData },
+    );
+    t.after(() => s.close());
+    // Long enough (milliseconds of line breaking) that the task after it starts more than the 1 ms interval later.
+    const long = textDocument(...Array.from({ length: 20 }, (_, i) => `Paragraph ${i}: ${'lorem ipsum dolor sit amet '.repeat(20)}`));
+    const blocked = postJson(s.base, '/api/v1/render', faulty('block'));
+    await g.blocked(1);
+    const queued = [postJson(s.base, '/api/v1/render', long)];
+    await waitFor(async () => s.server.pool.stats.queued === 1);
+    queued.push(postJson(s.base, '/api/v1/render', faulty('hold')));
+    await waitFor(async () => s.server.pool.stats.queued === 2);
+    queued.push(postJson(s.base, '/api/v1/render', textDocument('last in line')));
+    await waitFor(async () => s.server.pool.stats.queued === 3);
+    g.open();
+    await g.held(1);
+    // Every task so far started after waiting far past the 1 ms target, for longer than the interval: the queue stands.
+    assert.equal(s.server.pool.stats.standing, true);
+    assert.equal(s.server.pool.stats.queued, 1, 'one request waits: the queue is far from its cap of 8');
+
+    const started = performance.now();
+    const refused = await postJson(s.base, '/api/v1/render', textDocument('would wait past the target'));
+    const elapsed = performance.now() - started;
+    assert.equal(refused.status, 503);
+    assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+    const problem = await readProblem(refused);
+    assert.equal(problem.slug, 'worker-pool-exhausted');
+    assert.match(problem.detail, /PLATEN_QUEUE_TARGET_MS/);
+    assert.ok(elapsed < 1000, `refused at once (${elapsed.toFixed(1)} ms)`);
+
+    g.release();
+    assert.equal((await blocked).status, 200);
+    for (const response of queued) assert.equal((await response).status, 200);
+    // Drained: the queue is a burst absorber again.
+    assert.equal(s.server.pool.stats.standing, false);
+    assert.equal((await postJson(s.base, '/api/v1/render', textDocument('after the queue drained'))).status, 200);
+  });
+
   test('a runaway task is stopped at the timeout: 504 request-timeout, and the worker is replaced', async (t) => {
     // The follow-up lands on the replacement thread, which loads its modules
     // first: the timeout leaves room for that even on a loaded machine (1.5 s
