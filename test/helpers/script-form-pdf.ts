@@ -1,7 +1,8 @@
 // A form for fill-form's right-to-left and mixed-script values, built with
 // pdf-lib as authoring tools leave forms: text fields with no /Q (the text's
 // direction decides), one with /Q 0 (left, set by its author), one with /Q 1,
-// a multi-line field, a comb field, and one whose /DA names Times. Test
+// a multi-line field, a comb field, one whose /DA names Times, and a combo
+// box with Hebrew options. Test
 // code only: the service reaches pdf-lib through its seams in workers/.
 import { PDFDocument, PDFName, PDFNumber, StandardFonts } from '@cantoo/pdf-lib';
 
@@ -17,6 +18,10 @@ export const SCRIPT_FIELDS = {
   notes: { x: 50, y: 340, width: 300, height: 100 },
   code: { x: 50, y: 290, width: 180, height: 24 },
 } as const;
+
+/** A combo box (not in SCRIPT_FIELDS: a choice, not a text field) and its options. */
+export const CITY_BOX = { x: 300, y: 290, width: 200, height: 24 } as const;
+export const CITY_OPTIONS = ['ירושלים', 'תל אביב-יפו', 'Haifa'] as const;
 
 export type ScriptField = keyof typeof SCRIPT_FIELDS;
 
@@ -41,6 +46,10 @@ export async function scriptFormPdf(): Promise<Uint8Array> {
     field.acroField.setDefaultAppearance(da);
     for (const widget of field.acroField.getWidgets()) widget.setDefaultAppearance(da);
   }
+  const city = form.createDropdown('city');
+  city.addOptions([...CITY_OPTIONS]);
+  city.addToPage(page, { ...CITY_BOX, font });
+  city.acroField.setDefaultAppearance('/Helv 12 Tf 0 g');
   form.getTextField('left').acroField.dict.set(PDFName.of('Q'), PDFNumber.of(0));
   form.getTextField('centred').acroField.dict.set(PDFName.of('Q'), PDFNumber.of(1));
   return doc.save({ useObjectStreams: false, updateFieldAppearances: false });

@@ -75,7 +75,7 @@ export class FormAppearances {
 
   /** Draws the field's widgets as its value now is. */
   async update(field: PDFField): Promise<void> {
-    if (field instanceof PDFTextField && this.drawText !== undefined) {
+    if ((field instanceof PDFTextField || field instanceof PDFDropdown) && this.drawText !== undefined) {
       const used = await drawTextField(this.doc, field, this.#fonts, this.drawText);
       if (used !== undefined) {
         for (const font of used) this.#used.add(font);

@@ -13,7 +13,7 @@
 // it gets back: the same frame pdf-lib draws (background, border, the
 // /Tx marked content clipped to the inside, ISO 32000-2 section 12.7.4.3),
 // with every font the text uses in its resources.
-import { PDFDict, PDFName, PDFNumber, PDFString, PDFHexString, type PDFDocument, type PDFFont, type PDFRef, type PDFTextField, type PDFWidgetAnnotation } from '@cantoo/pdf-lib';
+import { PDFDict, PDFDropdown, PDFName, PDFNumber, PDFString, PDFHexString, PDFTextField, type PDFDocument, type PDFFont, type PDFRef, type PDFWidgetAnnotation } from '@cantoo/pdf-lib';
 import type { DocumentFonts, Font, FontSource } from './pdf.js';
 
 export interface FieldColour {
@@ -56,13 +56,16 @@ export interface FieldTextDrawing {
 /** Lays out a widget's text; undefined when pdf-lib's own appearance provider draws it right. */
 export type DrawFieldText = (box: FieldTextBox, fonts: FontSource) => Promise<FieldTextDrawing | undefined>;
 
+/** The fields whose value is one line or block of text: text fields, and combo boxes, which show the option chosen. */
+export type TextLikeField = PDFTextField | PDFDropdown;
+
 /**
- * Draws every widget of a text field with `draw`. Returns the fonts the
- * appearances use (for the form's /DR), or undefined when `draw` declined
- * the value, which pdf-lib then draws.
+ * Draws every widget of a text field or combo box with `draw`. Returns the
+ * fonts the appearances use (for the form's /DR), or undefined when `draw`
+ * declined the value, which pdf-lib then draws.
  */
-export async function drawTextField(doc: PDFDocument, field: PDFTextField, fonts: DocumentFonts, draw: DrawFieldText): Promise<PDFFont[] | undefined> {
-  const text = field.getText() ?? '';
+export async function drawTextField(doc: PDFDocument, field: TextLikeField, fonts: DocumentFonts, draw: DrawFieldText): Promise<PDFFont[] | undefined> {
+  const text = (field instanceof PDFTextField ? field.getText() : field.getSelected()[0]) ?? '';
   const used: PDFFont[] = [];
   for (const widget of field.acroField.getWidgets()) {
     const frame = frameOf(doc, field, widget);
@@ -100,7 +103,8 @@ interface Frame {
   wrap(textOperators: string): string;
 }
 
-function frameOf(doc: PDFDocument, field: PDFTextField, widget: PDFWidgetAnnotation): Frame {
+function frameOf(doc: PDFDocument, field: TextLikeField, widget: PDFWidgetAnnotation): Frame {
+  const text = field instanceof PDFTextField ? field : undefined;
   const rect = widget.getRectangle();
   const characteristics = widget.getAppearanceCharacteristics();
   const rotation = ((((characteristics?.getRotation() ?? 0) % 360) + 360) % 360) as number;
@@ -109,7 +113,7 @@ function frameOf(doc: PDFDocument, field: PDFTextField, widget: PDFWidgetAnnotat
   const height = turned ? rect.width : rect.height;
   // As pdf-lib's provider: a border only with /BS /W, 1 pt of padding inside it (none for comb fields).
   const borderWidth = widget.getBorderStyle()?.getWidth() ?? 0;
-  const padding = field.isCombed() ? 0 : 1;
+  const padding = text?.isCombed() === true ? 0 : 1;
   const inset = borderWidth + padding;
   const inside = { x: inset, top: inset, width: Math.max(0, width - 2 * inset), height: Math.max(0, height - 2 * inset) };
   const da = widget.getDefaultAppearance() ?? field.acroField.getDefaultAppearance() ?? formDefaultAppearance(doc) ?? '';
@@ -118,9 +122,9 @@ function frameOf(doc: PDFDocument, field: PDFTextField, widget: PDFWidgetAnnotat
     width,
     height,
     inside,
-    multiline: field.isMultiline(),
-    comb: field.isCombed(),
-    maxLength: field.getMaxLength(),
+    multiline: text?.isMultiline() === true,
+    comb: text?.isCombed() === true,
+    maxLength: text?.getMaxLength(),
     fontSize: size,
     standardFont: standardFontOf(doc, font),
     colour: daColour(da),
@@ -198,7 +202,7 @@ function standardFontOf(doc: PDFDocument, name: string | undefined): string | un
 }
 
 /** /Q of the widget, the field or a parent, or the form (ISO 32000-2 section 12.7.4.3): 0 left, 1 centred, 2 right. */
-function quadding(doc: PDFDocument, widget: PDFWidgetAnnotation, field: PDFTextField): FieldTextBox['alignment'] {
+function quadding(doc: PDFDocument, widget: PDFWidgetAnnotation, field: TextLikeField): FieldTextBox['alignment'] {
   let q = widget.dict.lookupMaybe(PDFName.of('Q'), PDFNumber);
   for (let node: PDFDict | undefined = field.acroField.dict, depth = 0; q === undefined && node !== undefined && depth < 32; depth++) {
     q = node.lookupMaybe(PDFName.of('Q'), PDFNumber);
