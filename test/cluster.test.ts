@@ -141,7 +141,7 @@ describe('two nodes on one Redis', () => {
     assert.equal(health.mode, 'cluster');
   });
 
-  it('while Redis is down: 503 store-unavailable with Retry-After, not ready, renders still work; then it recovers', async () => {
+  it('while Redis is down: 503 store-unavailable with Retry-After, not ready, renders still work (registered fonts as last read); then it recovers', async () => {
     await redis.stop();
     try {
       const submitted = await postJson(a.base, '/api/v1/jobs', textDocument('during the outage'));
@@ -152,8 +152,16 @@ describe('two nodes on one Redis', () => {
       assert.equal(ready.status, 503);
       assert.equal(((await ready.json()) as { checks: { redis: boolean } }).checks.redis, false);
       const render = await postJson(b.base, '/api/v1/render', textDocument('sync still works'));
-      assert.equal(render.status, 200);
+      assert.equal(render.status, 200, render.status === 200 ? '' : JSON.stringify(await readProblem(render)));
       await render.arrayBuffer();
+      // A client whose registered fonts this node never read: a render naming none goes ahead, one naming a
+      // family that may be registered waits for Redis (503), rather than hearing that the font does not exist.
+      const plain = await postJson(b.base, '/api/v1/render', textDocument('no registered font'), bearer(KEYS.core));
+      assert.equal(plain.status, 200, plain.status === 200 ? '' : JSON.stringify(await readProblem(plain)));
+      await plain.arrayBuffer();
+      const named = await postJson(b.base, '/api/v1/render', { operations: [{ type: 'set_font', family: 'House Sans' }, { type: 'add_text', text: 'x' }] }, bearer(KEYS.core));
+      assert.equal(named.status, 503);
+      assert.equal((await readProblem(named)).slug, 'store-unavailable');
       const status = await fetch(`${a.base}/v1/cluster/status`, { headers: bearer(KEYS.enterprise) });
       assert.equal(status.status, 503);
       assert.ok(typeof (await readProblem(status)).retry_after === 'number');

@@ -2,11 +2,22 @@
 // happen in a worker; this route only dispatches.
 import type { WorkerPool } from '../pool/pool.js';
 import { dispatch } from '../http/dispatch.js';
-import type { Route } from '../http/route.js';
+import { HttpProblem } from '../http/problem.js';
+import type { Route, RouteContext } from '../http/route.js';
 import type { FontStore } from '../store/fonts.js';
+import { DependencyUnavailable } from '../unavailable.js';
 
 /** `fonts`: the clients' registered fonts, which set_font may name; the worker gets the caller's family → file list. */
 export function renderRoute(pool: WorkerPool, maxPages: number, fonts?: FontStore): Route {
+  const render = async (context: RouteContext, files: Readonly<Record<string, string>> | undefined) => {
+    const value = await dispatch(pool, context, 'render', files === undefined ? { maxPages } : { maxPages, fonts: files });
+    return {
+      status: 200,
+      mediaType: value.mediaType,
+      body: value.body,
+      headers: [['Content-Disposition', 'inline; filename="document.pdf"']] as Array<readonly [string, string]>,
+    };
+  };
   return {
     method: 'POST',
     path: '/api/v1/render',
@@ -14,14 +25,30 @@ export function renderRoute(pool: WorkerPool, maxPages: number, fonts?: FontStor
     body: 'json',
     operation: 'render',
     async handle(context) {
-      const files = context.principal === undefined ? undefined : await fonts?.files(context.principal.label);
-      const value = await dispatch(pool, context, 'render', files === undefined ? { maxPages } : { maxPages, fonts: files });
-      return {
-        status: 200,
-        mediaType: value.mediaType,
-        body: value.body,
-        headers: [['Content-Disposition', 'inline; filename="document.pdf"']],
-      };
+      if (fonts === undefined || context.principal === undefined) return render(context, undefined);
+      let files;
+      try {
+        files = await fonts.files(context.principal.label);
+      } catch (error) {
+        if (!(error instanceof DependencyUnavailable)) throw error;
+        return renderWithoutRegistry(() => render(context, undefined), error);
+      }
+      return render(context, files);
     },
   };
+}
+
+/**
+ * The registered fonts cannot be read (Redis unreachable, nothing read
+ * before): most documents use none, so the render goes ahead without them,
+ * and one that names a family it may have registered gets the outage's 503,
+ * not a 422 saying the font does not exist.
+ */
+async function renderWithoutRegistry<T>(render: () => Promise<T>, outage: DependencyUnavailable): Promise<T> {
+  try {
+    return await render();
+  } catch (error) {
+    if (error instanceof HttpProblem && error.init.errors?.some((entry) => entry.code === 'UNKNOWN_FONT') === true) throw outage;
+    throw error;
+  }
 }

@@ -5,11 +5,13 @@
 // it needs into PLATEN_DATA_DIR/font-cache/<sha256> once (content-addressed,
 // so the copy never goes stale), and keeps each client's family → file list
 // for FILES_TTL_MS: a font registered or removed on another node is seen
-// here within that time (on this node, at once).
+// here within that time (on this node, at once). While Redis is unreachable
+// the list last read stays in use, however old.
 import { access, mkdir, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ownerKey, type FontLimits, type FontRecord, type FontStore, type PutResult } from '../fonts.js';
 import type { RedisConnection } from './connection.js';
+import { DependencyUnavailable } from '../../unavailable.js';
 
 /** How long a node trusts its copy of a client's font list (see above). */
 export const FILES_TTL_MS = 1_000;
@@ -113,7 +115,14 @@ export class RedisFontStore implements FontStore {
   async files(owner: string): Promise<Readonly<Record<string, string>> | undefined> {
     const cached = this.#cached.get(owner);
     if (cached !== undefined && this.now() - cached.at < FILES_TTL_MS) return cached.files;
-    const records = await this.list(owner);
+    let records: FontRecord[];
+    try {
+      records = await this.list(owner);
+    } catch (error) {
+      // Redis unreachable: the list last read is the best answer there is, and renders go on with it.
+      if (error instanceof DependencyUnavailable && cached !== undefined) return cached.files;
+      throw error;
+    }
     let files: Record<string, string> | undefined;
     for (const record of records) {
       const path = await this.#localCopy(owner, record.sha256);
