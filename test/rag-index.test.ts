@@ -184,6 +184,11 @@ describe('POST /v1/rag/index and /v1/rag/search, embedded store', () => {
       assert.equal(indexed.data.chunks_indexed, 4);
       const found = await client.search({ query: 'cider press baskets', vector_store: { collection: 'client' }, options: { top_k: 2 } });
       assert.equal(found.data.results.length, 2);
+      // Page chunks have no headings: any heading filtered on finds none, the empty path all.
+      const headed = await client.search({ query: 'cider press baskets', vector_store: { collection: 'client' }, options: { filter: { 'metadata.headings_path': ['Orchard'] } } });
+      assert.equal(headed.data.results.length, 0);
+      const anyPath = await client.search({ query: 'cider press baskets', vector_store: { collection: 'client' }, options: { top_k: 100, filter: { 'metadata.headings_path': [] } } });
+      assert.equal(anyPath.data.results.length, 4);
       assert.equal(found.data.results[0]?.page, 4);
       assert.equal(found.data.results[0]?.document_id, indexed.data.document_id);
     } finally {

@@ -309,8 +309,12 @@ export interface SearchRequest {
     readonly top_k?: number;
     readonly min_score?: number;
     readonly namespace?: string;
-    /** Required values by path: document_id, chunk_id, section, page, metadata.is_table, metadata.language. */
-    readonly filter?: Readonly<Record<string, string | number | boolean | null>>;
+    /**
+     * Required values by path: document_id, chunk_id, section, page, metadata.is_table, metadata.language,
+     * metadata.namespace, metadata.token_count; metadata.headings_path takes a heading the path contains
+     * (string) or a path it starts with (array of strings).
+     */
+    readonly filter?: Readonly<Record<string, string | number | boolean | null | readonly string[]>>;
   };
 }
 
