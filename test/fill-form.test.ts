@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { PDFBool, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from '@cantoo/pdf-lib';
 import { FILLED_VALUES, formPdf, NAME_BOX, plainPdf, xfaOnlyPdf } from './helpers/form-pdf.js';
+import { readFormFields } from './helpers/form-fields.js';
 import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
@@ -35,7 +36,6 @@ test('fill-form', async (t) => {
   const server = await startTestServer({ PLATEN_EDITION: 'enterprise', PLATEN_SIGNING_P12_FILE: identities.rsa.p12File, PLATEN_SIGNING_P12_PASSWORD: identities.rsa.password });
   t.after(() => server.close());
   const render = await loadContract('render');
-  const accel = await loadContract('accel');
   const call = async (body: unknown, key: string = KEYS.pro, path = '/api/v1/fill-form'): Promise<Response> => {
     const response = await fetch(`${server.base}${path}`, { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify(body) });
     await assertMatchesContract(render, 'post', path, response.clone());
@@ -50,16 +50,7 @@ test('fill-form', async (t) => {
     return pdf;
   };
   /** The reader's form fields of page 1, by name. */
-  const formFields = async (pdf: Uint8Array): Promise<Map<string, Data>> => {
-    const response = await fetch(`${server.base}/v1/parse`, {
-      method: 'POST',
-      headers: { ...bearer(KEYS.pro), 'content-type': 'application/json' },
-      body: JSON.stringify({ pdf_data: b64(pdf), options: { extract_text: false, extract_tables: false } }),
-    });
-    assert.equal(response.status, 200);
-    const body = (await assertMatchesContract(accel, 'post', '/v1/parse', response)) as Data;
-    return new Map(body.data.pages[0].form_fields.map((field: Data) => [field.name, field]));
-  };
+  const formFields = (pdf: Uint8Array) => readFormFields(server.base, pdf);
   const source = await formPdf();
 
   await t.test('every kind of field: the reader reads the values back; appearances drawn, NeedAppearances false', async () => {

@@ -302,3 +302,16 @@ export function cidSetListsAll(glyphs: FontGlyphs, bits: Uint8Array | undefined,
   for (let cid = 1; cid < bits.length * 8; cid++) if (listed(cid) && !inProgram.has(cid)) return false;
   return true;
 }
+
+/** fontGlyphs for one document, each embedded program parsed once however many rules read it. */
+export function glyphReader(pdf: PdfObjects): (font: PdfDict) => FontGlyphs {
+  const read = new Map<PdfDict, FontGlyphs>();
+  return (font) => {
+    let glyphs = read.get(font);
+    if (glyphs === undefined) {
+      glyphs = fontGlyphs(pdf, font);
+      read.set(font, glyphs);
+    }
+    return glyphs;
+  };
+}

@@ -6,7 +6,7 @@ import type { PdfObjects } from '../../seams/pdf-objects.js';
 import { PdfStream, type PdfDict } from '../../untrusted/pdf-values.js';
 import { scanCos, type CosFacts } from './cos-scan.js';
 import { contentFacts, type ContentFacts } from './content-facts.js';
-import { fontGlyphs, type FontGlyphs } from '../fonts/font-glyphs.js';
+import { glyphReader, type FontGlyphs } from '../fonts/font-glyphs.js';
 import { readIccHeader, type IccHeader } from './icc.js';
 import { walkDocument, type DocumentWalk } from './walk.js';
 import { readPacket, type MetadataPacket } from './xmp-packet.js';
@@ -21,7 +21,7 @@ export class PdfaDocument {
   private packets?: MetadataPacket[];
   private intent?: { header: IccHeader | undefined; count: number; sameProfile: boolean } | null;
   private contents?: ContentFacts;
-  private readonly glyphs = new Map<PdfDict, FontGlyphs>();
+  private glyphs: ((font: PdfDict) => FontGlyphs) | undefined;
 
   constructor(
     readonly bytes: Uint8Array,
@@ -44,12 +44,7 @@ export class PdfaDocument {
 
   /** A font's embedded program as the glyph rules read it, parsed once per document. */
   glyphsOf(font: PdfDict): FontGlyphs {
-    let glyphs = this.glyphs.get(font);
-    if (glyphs === undefined) {
-      glyphs = fontGlyphs(this.pdf, font);
-      this.glyphs.set(font, glyphs);
-    }
-    return glyphs;
+    return (this.glyphs ??= glyphReader(this.pdf))(font);
   }
 
   /** The catalog's /Metadata packet; null when the catalog has none. */

@@ -6,7 +6,7 @@ import type { PdfObjects } from '../../seams/pdf-objects.js';
 import { PdfDict, PdfRef, PdfStream, type PdfValue } from '../../untrusted/pdf-values.js';
 import { parseXmp, type XmpPacket } from '../xmp.js';
 import { readStructureTree, type StructureTree } from '../structure-tree.js';
-import { fontGlyphs, type FontGlyphs } from '../fonts/font-glyphs.js';
+import { glyphReader, type FontGlyphs } from '../fonts/font-glyphs.js';
 import { usedFonts, type UsedFont } from './fonts.js';
 import { walkMarkedContent, type MarkedContent } from './marked-content.js';
 
@@ -19,7 +19,7 @@ export class UaDocument {
   private content: MarkedContent | undefined;
   private dicts: PdfDict[] | undefined;
   private fontsUsed: UsedFont[] | undefined;
-  private readonly glyphs = new Map<PdfDict, FontGlyphs>();
+  private glyphs: ((font: PdfDict) => FontGlyphs) | undefined;
   private xmpPacket: XmpPacket | undefined | null = null;
 
   constructor(readonly pdf: PdfObjects) {}
@@ -91,12 +91,7 @@ export class UaDocument {
 
   /** A font's embedded program as the glyph rules read it, parsed once per document. */
   glyphsOf(font: PdfDict): FontGlyphs {
-    let glyphs = this.glyphs.get(font);
-    if (glyphs === undefined) {
-      glyphs = fontGlyphs(this.pdf, font);
-      this.glyphs.set(font, glyphs);
-    }
-    return glyphs;
+    return (this.glyphs ??= glyphReader(this.pdf))(font);
   }
 
   /** The fonts the pages draw text with, and the codes each shows. */
