@@ -17,6 +17,21 @@ async function svg(spec: TopLevelSpec): Promise<string> {
 
 const WIDTH = 520;
 
+/** One figure of the scaling points against the page count (log scale), a line per kind of document. */
+function scalingChart(scaling: ScalingResult, title: string, field: 'msPerPage' | 'peakRssMiB', axisTitle: string): TopLevelSpec {
+  return {
+    title,
+    width: WIDTH,
+    data: { values: scaling.points },
+    mark: { type: 'line', point: true },
+    encoding: {
+      x: { field: 'pages', type: 'quantitative', scale: { type: 'log' } },
+      y: { field, type: 'quantitative', title: axisTitle },
+      color: { field: 'kind', type: 'nominal' },
+    },
+  };
+}
+
 export async function writeCharts(dir: string, pairs: PairsResult, scaling: ScalingResult): Promise<string[]> {
   const ratios = pairs.comparisons.map(({ ratio: c }) => ({ comparison: c.name, median: c.median, min: c.min, max: c.max, noisy: c.noisy ? 'range wider than ±10%' : 'within ±10%' }));
   const p99 = pairs.comparisons.flatMap(({ ratio: c }) => [
@@ -47,28 +62,8 @@ export async function writeCharts(dir: string, pairs: PairsResult, scaling: Scal
         tooltip: [{ field: 'side' }, { field: 'p99' }],
       },
     },
-    'scaling-time.svg': {
-      title: 'ms per page by page count (flat = linear cost)',
-      width: WIDTH,
-      data: { values: scaling.points },
-      mark: { type: 'line', point: true },
-      encoding: {
-        x: { field: 'pages', type: 'quantitative', scale: { type: 'log' } },
-        y: { field: 'msPerPage', type: 'quantitative', title: 'ms per page' },
-        color: { field: 'kind', type: 'nominal' },
-      },
-    },
-    'scaling-memory.svg': {
-      title: 'peak resident memory by page count',
-      width: WIDTH,
-      data: { values: scaling.points },
-      mark: { type: 'line', point: true },
-      encoding: {
-        x: { field: 'pages', type: 'quantitative', scale: { type: 'log' } },
-        y: { field: 'peakRssMiB', type: 'quantitative', title: 'peak RSS MiB' },
-        color: { field: 'kind', type: 'nominal' },
-      },
-    },
+    'scaling-time.svg': scalingChart(scaling, 'ms per page by page count (flat = linear cost)', 'msPerPage', 'ms per page'),
+    'scaling-memory.svg': scalingChart(scaling, 'peak resident memory by page count', 'peakRssMiB', 'peak RSS MiB'),
   };
   const written: string[] = [];
   for (const [name, spec] of Object.entries(charts)) {
