@@ -38,28 +38,33 @@ bench: build
 bench-compare: build
 	node dist/bench/compare.js
 
+# The corpora the corpus-* targets read (not shipped; never needed by `make test`).
+# The default is the checkout's sibling ../shared; inside a git worktree elsewhere
+# (or any other layout) name it: `make corpus-text SHARED=/work/shared`.
+SHARED ?= $(CURDIR)/../shared
+
 # Table agreement with camelot's CSVs on ../shared/corpus/tables/ (README
 # "Table detection"); the corpus is not shipped, so this is not part of `make test`.
 corpus-tables: build
-	node dist/bench/corpus-tables.js $(CURDIR)/../shared/corpus/tables/
+	node dist/bench/corpus-tables.js $(SHARED)/corpus/tables/
 
 # Text agreement with poppler's pdftotext on every PDF of ../shared/corpus/
 # (README "Reading PDFs"); about two minutes, not part of `make test`.
 corpus-text: build
-	node dist/bench/corpus-text.js $(CURDIR)/../shared/corpus
+	node dist/bench/corpus-text.js $(SHARED)/corpus
 
 # PDF/UA-1 verdict agreement with veraPDF's labelled corpus on
 # ../shared/corpus/verapdf/PDF_UA-1 (README "Accessibility check"): per clause,
 # overall, the disagreeing files and the run time; a few seconds, not part of `make test`.
 corpus-ua: build
-	node dist/bench/corpus-validation.js ua $(CURDIR)/../shared/corpus/verapdf
+	node dist/bench/corpus-validation.js ua $(SHARED)/corpus/verapdf
 
 # compliance-check's PDF/A verdict agreement with veraPDF's labelled corpus on
 # ../shared/corpus/verapdf/PDF_A-1b and PDF_A-2b (README "PDF/A agreement with
 # veraPDF"): per clause and family, overall, the run time; not part of `make test`.
 corpus-pdfa: build
-	node dist/bench/corpus-validation.js pdfa-1b $(CURDIR)/../shared/corpus/verapdf
-	node dist/bench/corpus-validation.js pdfa-2b $(CURDIR)/../shared/corpus/verapdf
+	node dist/bench/corpus-validation.js pdfa-1b $(SHARED)/corpus/verapdf
+	node dist/bench/corpus-validation.js pdfa-2b $(SHARED)/corpus/verapdf
 
 clean:
 	rm -rf dist node_modules
