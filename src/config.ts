@@ -52,6 +52,10 @@ const EnvSchema = v.object({
   // At most 8 s: uWS closes a silent connection itself 8 to 12 s after its last byte (its 10 s idle
   // timeout on a 4 s tick), unanswered, so a longer body timeout would never fire.
   PLATEN_BODY_TIMEOUT_MS: v.optional(integer(100, 8000), '5000'),
+  // 16 KiB/s (128 kbit/s) is below the uplink of any mobile network still in service, yet a client must send
+  // a body cap's worth (64 MiB) within 68 minutes to keep holding it in the body budget. 0: no minimum
+  // (behind a proxy that buffers whole bodies before forwarding them, e.g. nginx's default).
+  PLATEN_BODY_MIN_RATE: v.optional(integer(0, 1_000_000_000), '16384'),
   PLATEN_WORKER_MEMORY_MB: v.optional(integer(64, 65_536), '512'),
   // uWS frames a Content-Length of at most nine digits (src/http/uws-limits.ts).
   // No default here: whether it was set decides the tier limits' default (bodyLimits).
@@ -187,6 +191,11 @@ export interface Config {
   readonly pgvectorPools: { readonly maxPools: number; readonly poolSize: number; readonly idleMs: number };
   /** Longest silence while a request body is still arriving; past it 408 body-timeout (PLATEN_BODY_TIMEOUT_MS). */
   readonly bodyTimeoutMs: number;
+  /**
+   * Bytes per second a request body must average once bodyTimeoutMs has passed; past it 408 body-timeout
+   * (PLATEN_BODY_MIN_RATE); 0: none.
+   */
+  readonly bodyMinRate: number;
   /** Pages one render may produce: a work budget, so a small request cannot hold a worker until the timeout. */
   readonly maxPages: number;
   /** Drawing operators plus text runs one PDF-reading request may read (PLATEN_READ_WORK_BUDGET). */
@@ -362,6 +371,7 @@ function fromEnv(env: Env, proxyEnv: Readonly<Record<string, string | undefined>
     shutdownGraceMs: env.PLATEN_SHUTDOWN_GRACE_MS,
     pgvectorPools: Object.freeze({ maxPools: env.PLATEN_PGVECTOR_MAX_POOLS, poolSize: env.PLATEN_PGVECTOR_POOL_SIZE, idleMs: env.PLATEN_PGVECTOR_IDLE_MS }),
     bodyTimeoutMs: env.PLATEN_BODY_TIMEOUT_MS,
+    bodyMinRate: env.PLATEN_BODY_MIN_RATE,
     maxPages: env.PLATEN_MAX_PAGES,
     readWorkBudget: env.PLATEN_READ_WORK_BUDGET,
     signingP12File: env.PLATEN_SIGNING_P12_FILE,

@@ -3,7 +3,10 @@
 // PLATEN_BODY_TIMEOUT_MS of silence and the connection closed; before, uWS
 // held it to its idle timeout (8 to 12 s) and closed it unanswered. A body
 // that keeps arriving, however slowly, is not cut: the timeout runs from the
-// last read. Raw sockets, since fetch cannot send a truncated body.
+// last read, and with PLATEN_BODY_MIN_RATE 0 nothing else cuts it. With a
+// minimum rate, a body that keeps arriving below it on average is answered
+// 408 body-timeout too, and one above it is served though it takes longer
+// than the idle timeout. Raw sockets, since fetch cannot send a truncated body.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
@@ -34,7 +37,7 @@ function post(path: string, framing: string): string {
 describe('body timeout (PLATEN_BODY_TIMEOUT_MS)', () => {
   let s: TestServer;
   before(async () => {
-    s = await startTestServer({ PLATEN_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS) });
+    s = await startTestServer({ PLATEN_BODY_TIMEOUT_MS: String(BODY_TIMEOUT_MS), PLATEN_BODY_MIN_RATE: '0' });
   });
   after(() => s.close());
 
@@ -101,5 +104,64 @@ describe('body timeout (PLATEN_BODY_TIMEOUT_MS)', () => {
     assert.ok(sendingMs > BODY_TIMEOUT_MS, `the body took ${Math.round(sendingMs)} ms to send, longer than the timeout`);
     assert.match(text.split('\r\n', 1)[0] ?? '', /^HTTP\/1\.1 200 /, text.slice(0, 300));
     assert.match(text, /content-type: application\/pdf/i);
+  });
+});
+
+describe('whole-body deadline (PLATEN_BODY_MIN_RATE)', () => {
+  const GRACE_MS = 1_000;
+  const RATE = 100;
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer({ PLATEN_BODY_TIMEOUT_MS: String(GRACE_MS), PLATEN_BODY_MIN_RATE: String(RATE) });
+  });
+  after(() => s.close());
+
+  /**
+   * Writes the request head, then each part after `pauseMs` until the parts
+   * run out or the server closes; resolves with what the server wrote.
+   */
+  async function paced(head: string, parts: readonly string[], pauseMs: number) {
+    const { port } = new URL(s.base);
+    const socket = connect(Number(port), '127.0.0.1');
+    socket.setNoDelay(true);
+    socket.on('error', () => undefined);
+    let text = '';
+    let open = true;
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    const closed = new Promise<void>((resolve) => socket.on('close', () => ((open = false), resolve())));
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const started = performance.now();
+    socket.write(head);
+    for (const part of parts) {
+      // Pacing the client, not waiting for the server: the pace is what is being tested.
+      await delay(pauseMs);
+      if (!open) break;
+      socket.write(part);
+    }
+    const sendingMs = performance.now() - started;
+    await closed;
+    return { text, sendingMs, closedMs: performance.now() - started };
+  }
+
+  test('a body trickled below the rate, never silent for the idle timeout, is answered 408 body-timeout and closed', async () => {
+    // One byte every 250 ms for up to 20 s: without the deadline the idle timeout (1 s) would never fire.
+    const { text, closedMs } = await paced(post('/api/v1/render', 'Content-Length: 80\r\n'), Array.from({ length: 80 }, () => ' '), 250);
+    assert.equal(text.split('\r\n', 1)[0], 'HTTP/1.1 408 Request Timeout', text);
+    assert.ok(closedMs >= GRACE_MS, `closed after ${Math.round(closedMs)} ms, within the grace`);
+    assert.ok(closedMs < 10_000, `closed after ${Math.round(closedMs)} ms: the trickle was not cut`);
+    const answer: RawAnswer = { text, statusLine: text.split('\r\n', 1)[0] ?? '', closedByServer: true, ms: closedMs };
+    const problem = (await assertMatchesContract(await loadContract('render'), 'post', '/api/v1/render', asResponse(answer))) as { type: string; detail: string };
+    assert.match(problem.type, /\/body-timeout$/);
+    assert.match(problem.detail, /too slowly: \d+ bytes in \d+ ms/);
+    assert.match(problem.detail, /100 bytes per second on average after the first 1000 ms \(PLATEN_BODY_MIN_RATE\)/);
+  });
+
+  test('a body above the rate is served though it takes longer than the grace', async () => {
+    const json = JSON.stringify(textDocument('x'.repeat(600)));
+    const parts = Array.from({ length: 6 }, (_, i) => json.slice(Math.floor((i * json.length) / 6), Math.floor(((i + 1) * json.length) / 6)));
+    // About 110 bytes every 300 ms, 3.7 times the rate: the budget stays seconds ahead of the clock.
+    const { text, sendingMs } = await paced(post('/api/v1/render', `Content-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n`), parts, 300);
+    assert.ok(sendingMs > GRACE_MS, `the body took ${Math.round(sendingMs)} ms to send`);
+    assert.match(text.split('\r\n', 1)[0] ?? '', /^HTTP\/1\.1 200 /, text.slice(0, 300));
   });
 });

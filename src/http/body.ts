@@ -21,13 +21,15 @@ export interface Body {
   readonly sha256?: string;
 }
 
-export type BodyFailure = 'too-large' | 'length-mismatch' | 'aborted' | 'over-budget' | 'timeout';
+export type BodyFailure = 'too-large' | 'length-mismatch' | 'aborted' | 'over-budget' | 'timeout' | 'too-slow';
 
 export class BodyError extends Error {
   constructor(
     readonly failure: BodyFailure,
     /** Bytes of the body that had arrived when it failed. */
     readonly received = 0,
+    /** Milliseconds from the start of the read to the failure ('too-slow' only). */
+    readonly elapsedMs = 0,
   ) {
     super(failure);
     this.name = 'BodyError';
@@ -64,10 +66,27 @@ export interface ReadOptions {
    * (10 s on a 4 s tick: 8 to 12 s measured) and was closed unanswered.
    */
   readonly idleMs?: number;
+  /**
+   * The slowest average a body may arrive at (PLATEN_BODY_MIN_RATE), the
+   * whole-body deadline: past `graceMs` from the call, the body must have
+   * reached `bytesPerSecond` on average, so the time it may take grows with
+   * what it has sent (Apache's mod_reqtimeout `body=...,MinRate=...`). The
+   * idle timeout alone let a client trickling a byte every few seconds hold
+   * its connection and its share of the body budget for as long as it liked.
+   * Checked on each chunk: a client that stops sending is the idle timeout's.
+   */
+  readonly minRate?: MinRate;
+}
+
+export interface MinRate {
+  readonly bytesPerSecond: number;
+  readonly graceMs: number;
+  /** Milliseconds on a monotonic clock; tests pass their own. */
+  readonly now?: () => number;
 }
 
 export function readBody(res: HttpResponse, declared: number | undefined, limit: number, signal: AbortSignal, options: ReadOptions = {}): Promise<Body> {
-  const { fingerprint = false, hold = () => true, onEnd, idleMs } = options;
+  const { fingerprint = false, hold = () => true, onEnd, idleMs, minRate } = options;
   const hash = fingerprint ? createHash('sha256') : undefined;
   // A declared body gets its whole buffer at once: its length is already held
   // in the body budget, which bounds what idle connections declaring large
@@ -83,18 +102,25 @@ export function readBody(res: HttpResponse, declared: number | undefined, limit:
     let length = 0;
     let settled = false;
     const idle = idleMs === undefined ? undefined : setTimeout(() => fail('timeout'), idleMs);
-    const fail = (failure: BodyFailure) => {
+    const fail = (failure: BodyFailure, elapsedMs = 0) => {
       if (settled) return;
       settled = true;
       clearTimeout(idle);
-      reject(new BodyError(failure, length));
+      reject(new BodyError(failure, length, elapsedMs));
     };
     signal.addEventListener('abort', () => fail('aborted'), { once: true });
     const ceiling = declared ?? limit;
+    const now = minRate?.now ?? performance.now.bind(performance);
+    const started = minRate === undefined ? 0 : now();
+    const msPerByte = minRate === undefined ? 0 : 1000 / minRate.bytesPerSecond;
     res.onData((chunk, isLast) => {
       if (isLast) onEnd?.();
       if (settled) return;
       idle?.refresh();
+      if (minRate !== undefined && !isLast) {
+        const elapsedMs = now() - started;
+        if (elapsedMs > minRate.graceMs + (length + chunk.byteLength) * msPerByte) return fail('too-slow', elapsedMs);
+      }
       // An exception here (an allocation failure) must not escape into uWS.
       try {
         const size = chunk.byteLength;

@@ -106,6 +106,7 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
       fingerprint,
       hold: (bytes) => x.holdBodyBytes(bytes),
       idleMs: config.bodyTimeoutMs,
+      minRate: config.bodyMinRate === 0 ? undefined : { bytesPerSecond: config.bodyMinRate, graceMs: config.bodyTimeoutMs },
       onEnd: () => {
         x.bodyPending = false;
         x.unreadBody = false;
@@ -146,6 +147,7 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
         if (error.failure === 'aborted') return x.abandoned();
         if (error.failure === 'over-budget') return overBudget(x);
         if (error.failure === 'timeout') return bodyTimedOut(x, error.received);
+        if (error.failure === 'too-slow') return bodyTooSlow(x, error.received, error.elapsedMs);
         if (error.failure === 'too-large') {
           return x.fail('payload-too-large', { detail: tooLarge(bodyLimit(x), x.principal?.tier) }, { close: true });
         }
@@ -195,6 +197,24 @@ function bodyTimedOut(x: Exchange, received: number): void {
   const declared = declaredLength(x.request.headers['content-length']);
   const of = declared === undefined ? 'of a chunked body (no last chunk)' : `of the ${declared} the Content-Length declares`;
   x.fail('body-timeout', { detail: `The body stopped arriving: ${received} bytes ${of}, then nothing for ${x.deps.config.bodyTimeoutMs} ms. Send the whole body without pausing.` }, { close: true });
+}
+
+/**
+ * The body kept arriving, but below PLATEN_BODY_MIN_RATE on average: 408 and
+ * a close, at once like the silent body (the client is still sending, but
+ * what it sends is not worth the lingering read that would wait for it).
+ */
+function bodyTooSlow(x: Exchange, received: number, elapsedMs: number): void {
+  x.bodyPending = false;
+  x.unreadBody = false;
+  const { bodyMinRate, bodyTimeoutMs } = x.deps.config;
+  x.fail(
+    'body-timeout',
+    {
+      detail: `The body arrived too slowly: ${received} bytes in ${Math.round(elapsedMs)} ms, where this server expects ${bodyMinRate} bytes per second on average after the first ${bodyTimeoutMs} ms (PLATEN_BODY_MIN_RATE). Send the body at once.`,
+    },
+    { close: true },
+  );
 }
 
 async function limit(x: Exchange): Promise<LimitVerdict> {
