@@ -186,10 +186,29 @@ describe('pipeline', () => {
     assert.equal(await response.text(), '');
   });
 
-  test('every response carries Cache-Control: no-store and nosniff', async () => {
-    const response = await fetch(`${s.base}/healthz`);
-    assert.equal(response.headers.get('cache-control'), 'no-store');
-    assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+  test('every response carries no-store, nosniff and a Content-Security-Policy, and none names the server', async () => {
+    const strict = "default-src 'none'; frame-ancestors 'none'";
+    const answers: Array<[string, Promise<Response>, string]> = [
+      ['JSON 200', fetch(`${s.base}/healthz`), strict],
+      ['HEAD', fetch(`${s.base}/healthz`, { method: 'HEAD' }), strict],
+      ['OPTIONS 204', fetch(`${s.base}/api/v1/render`, { method: 'OPTIONS' }), strict],
+      ['401 problem', fetch(`${s.base}/api/v1/capabilities`), strict],
+      ['404 problem (accelerator)', fetch(`${s.base}/v1/nothing-here`), strict],
+      ['405 problem', fetch(`${s.base}/api/v1/render`, { method: 'PUT' }), strict],
+      ['keyed JSON 200', fetch(`${s.base}/api/v1/capabilities`, { headers: bearer(KEYS.core) }), strict],
+      // A browser's PDF viewer is left unstyled by default-src 'none' (chromium 271452): framing only.
+      ['PDF 200', postJson(s.base, '/api/v1/render', JSON.stringify(textDocument('headers'))), "frame-ancestors 'none'"],
+    ];
+    for (const [what, pending, policy] of answers) {
+      const response = await pending;
+      await response.arrayBuffer();
+      assert.ok(response.status < 500, `${what}: ${response.status}`);
+      assert.equal(response.headers.get('cache-control'), 'no-store', what);
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff', what);
+      assert.equal(response.headers.get('content-security-policy'), policy, what);
+      // uWS writes "uWebSockets: 20" unless told to be silent (src/http/uws.ts).
+      assert.equal(response.headers.get('uwebsockets'), null, `${what}: the server names itself`);
+    }
   });
 
   test('capabilities list the operations of the key tier within the edition', async () => {

@@ -25,10 +25,26 @@ export interface AnswerOptions {
   readonly flushBeforeClose?: boolean;
 }
 
-/** Headers on every response (OWASP REST Security Cheat Sheet: no caching of API answers, no sniffing). */
+/**
+ * Headers on every response (OWASP REST Security Cheat Sheet): no caching of
+ * API answers, no sniffing, and a policy under which an answer a browser
+ * opens can load nothing and be framed by no page. Precomputed: a response
+ * only picks one of two lists.
+ */
 const COMMON_HEADERS: ReadonlyArray<readonly [string, string]> = [
   ['Cache-Control', 'no-store'],
   ['X-Content-Type-Options', 'nosniff'],
+  ['Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'"],
+];
+/**
+ * A PDF opened in a browser is shown by its built-in viewer, which a
+ * `default-src 'none'` on the PDF's response leaves unstyled in Chrome
+ * (chromium issue 271452; rust-lang/www.rust-lang.org#942): only framing is refused.
+ */
+const PDF_HEADERS: ReadonlyArray<readonly [string, string]> = [
+  ['Cache-Control', 'no-store'],
+  ['X-Content-Type-Options', 'nosniff'],
+  ['Content-Security-Policy', "frame-ancestors 'none'"],
 ];
 
 export class Exchange {
@@ -75,7 +91,7 @@ export class Exchange {
     // A 204 has no content, so no content type either.
     if (result.status !== 204) headers.push(['Content-Type', result.mediaType]);
     headers.push(['X-Request-Id', this.requestId]);
-    pushAll(headers, COMMON_HEADERS);
+    pushAll(headers, result.mediaType === 'application/pdf' ? PDF_HEADERS : COMMON_HEADERS);
     pushAll(headers, this.corsHeaders);
     if (result.headers !== undefined) pushAll(headers, result.headers);
     const close = options.close === true || this.bodyPending || this.deps.lifecycle.draining;
@@ -166,7 +182,11 @@ export function crashed(deps: PipelineDeps, x: Exchange | undefined, error: unkn
     if (x !== undefined) {
       x.fail('internal', { detail: `An unexpected error occurred; quote request id ${x.requestId} when reporting it.` });
     } else if (res !== undefined) {
-      res.cork(() => res.writeStatus('500 Internal Server Error').writeHeader('X-Request-Id', requestIdFor('')).end());
+      res.cork(() => {
+        res.writeStatus('500 Internal Server Error').writeHeader('X-Request-Id', requestIdFor(''));
+        for (const [name, value] of COMMON_HEADERS) res.writeHeader(name, value);
+        res.end();
+      });
     }
   } catch {
     // The response may already be gone; there is nothing left to tell the client.
