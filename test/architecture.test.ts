@@ -110,10 +110,10 @@ test('src/ really imports the thread protocol (the rule above resolves paths tha
   assert.ok(protocol.length > 0);
 });
 
-test('pdf-lib is used behind one seam only (workers/seams/pdf.ts, its font modules, and pdf-structure.ts for outlines and links, pdf-tagged.ts for the structure tree of rendered PDFs)', async () => {
+test('pdf-lib is used behind one seam only (workers/seams/pdf.ts, its font modules, and pdf-structure.ts for outlines and links, pdf-tagged.ts for the structure tree of rendered PDFs, pdf-outline.ts for their outline)', async () => {
   const all = await importsOf([...(await sources('src')), ...(await sources('workers'))]);
   const users = new Set(all.filter((imp) => /pdf-lib/.test(imp.specifier)).map((imp) => imp.file));
-  assert.deepEqual([...users].sort(), ['workers/seams/custom-font.ts', 'workers/seams/pdf-font-widths.ts', 'workers/seams/pdf-form-appearance.ts', 'workers/seams/pdf-form-text.ts', 'workers/seams/pdf-form.ts', 'workers/seams/pdf-fresh-save.ts', 'workers/seams/pdf-image-pixels.ts', 'workers/seams/pdf-images.ts', 'workers/seams/pdf-objects.ts', 'workers/seams/pdf-redaction-resources.ts', 'workers/seams/pdf-redaction.ts', 'workers/seams/pdf-rewrite.ts', 'workers/seams/pdf-signature-appearance.ts', 'workers/seams/pdf-signature.ts', 'workers/seams/pdf-structure.ts', 'workers/seams/pdf-tagged.ts', 'workers/seams/pdf.ts', 'workers/seams/standard-font.ts']);
+  assert.deepEqual([...users].sort(), ['workers/seams/custom-font.ts', 'workers/seams/pdf-font-widths.ts', 'workers/seams/pdf-form-appearance.ts', 'workers/seams/pdf-form-text.ts', 'workers/seams/pdf-form.ts', 'workers/seams/pdf-fresh-save.ts', 'workers/seams/pdf-image-pixels.ts', 'workers/seams/pdf-images.ts', 'workers/seams/pdf-objects.ts', 'workers/seams/pdf-outline.ts', 'workers/seams/pdf-redaction-resources.ts', 'workers/seams/pdf-redaction.ts', 'workers/seams/pdf-rewrite.ts', 'workers/seams/pdf-signature-appearance.ts', 'workers/seams/pdf-signature.ts', 'workers/seams/pdf-structure.ts', 'workers/seams/pdf-tagged.ts', 'workers/seams/pdf.ts', 'workers/seams/standard-font.ts']);
 });
 
 test('pdf.js is used behind one seam only (workers/seams/pdfjs.ts)', async () => {

@@ -152,3 +152,22 @@ export async function pdfStructure(pdf: Uint8Array): Promise<StructLine[]> {
   }
   return lines;
 }
+
+/** One outline (bookmark) entry as qpdf reads it: its title, the page its destination names (from 1), its kids. */
+export interface OutlineLine {
+  readonly title: string;
+  readonly page: number;
+  readonly kids: OutlineLine[];
+}
+
+/** qpdf's reading of the document outline (`qpdf --json --json-key=outlines`), and the catalog's /PageMode. */
+export async function pdfOutline(pdf: Uint8Array): Promise<{ outline: OutlineLine[]; pageMode: string | undefined }> {
+  type Raw = { title: string; destpageposfrom1: number; kids: Raw[] };
+  const read = (raw: Raw): OutlineLine => ({ title: raw.title, page: raw.destpageposfrom1, kids: raw.kids.map(read) });
+  const json = await withFile(pdf, async (path) => JSON.parse((await run('qpdf', ['--json=2', '--json-key=outlines', '--json-key=qpdf', path])).stdout) as {
+    outlines: Raw[];
+    qpdf: [unknown, Record<string, { value?: Record<string, unknown> }>];
+  });
+  const catalog = Object.values(json.qpdf[1]).find((object) => object.value?.['/Type'] === '/Catalog')?.value;
+  return { outline: json.outlines.map(read), pageMode: catalog?.['/PageMode'] as string | undefined };
+}

@@ -9,6 +9,7 @@ import type { RenderContext } from '../../workers/render/context.js';
 import { DEFAULT_STYLE } from '../../workers/render/engine.js';
 import { Flow } from '../../workers/render/flow.js';
 import { FontBook } from '../../workers/render/fonts.js';
+import { Headings } from '../../workers/render/headings.js';
 import type { Span } from '../../workers/render/inline.js';
 import { drawTable, type TableBox, type TableCell, type TableInput } from '../../workers/render/table-layout.js';
 import { pdfToText } from '../helpers/pdf-tools.js';
@@ -18,7 +19,7 @@ const A4: readonly [number, number] = [595.28, 841.89];
 async function renderTable(table: Partial<TableInput>, box?: TableBox): Promise<{ pages: string[]; layout: string; textX: number[]; links: number }> {
   const doc = await createDocument({ compress: false });
   const flow = new Flow(A4, { top: 50, right: 50, bottom: 50, left: 50 }, 100);
-  const context: RenderContext = { doc, flow, fonts: new FontBook(doc), style: DEFAULT_STYLE, pageSize: () => A4 };
+  const context: RenderContext = { doc, flow, fonts: new FontBook(doc), headings: new Headings(), style: DEFAULT_STYLE, pageSize: () => A4 };
   const input: TableInput = { columns: [], header: [], rows: [], padding: 4, borderWidth: 0.5, borderColor: BLACK, ...table };
   await drawTable(context, input, 'operations[0].html', box);
   const contents = flow.pages.map((page) => page.content());

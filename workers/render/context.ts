@@ -5,6 +5,7 @@ import type * as v from 'valibot';
 import type { Document } from '../seams/pdf.js';
 import type { Flow } from './flow.js';
 import type { FontBook } from './fonts.js';
+import type { Headings } from './headings.js';
 import type { TextStyle } from './inline.js';
 import type { Orientation } from './page-sizes.js';
 
@@ -12,6 +13,8 @@ export interface RenderContext {
   readonly doc: Document;
   readonly flow: Flow;
   readonly fonts: FontBook;
+  /** The headings so far: their tagged levels, and the outline's entries. */
+  readonly headings: Headings;
   /** The text style set_font maintains; operations override parts of it per call. */
   style: TextStyle;
   readonly pageSize: (size: string | undefined, orientation: Orientation | undefined) => readonly [number, number];

@@ -8,6 +8,7 @@ import type { RenderContext } from './context.js';
 import { checkContentBox, Flow, PageLimitError, type Margins } from './flow.js';
 import { FontBook } from './fonts.js';
 import { drawFurniture } from './furniture.js';
+import { Headings } from './headings.js';
 import type { TextStyle } from './inline.js';
 import { OPERATIONS, type OperationName } from './operations.js';
 import { pageSize, type Orientation } from './page-sizes.js';
@@ -47,7 +48,8 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
   const flow = new Flow(size(undefined, undefined), margins, limits.maxPages, structure);
   // PDF/A and PDF/UA (7.21.4.1) embed every font: the standard families are drawn with DejaVu faces instead (fonts.ts).
   const fonts = new FontBook(doc, limits.fonts, archival !== undefined || tagged, request.metadata?.language);
-  const context: RenderContext = { doc, flow, fonts, style: DEFAULT_STYLE, pageSize: size };
+  const headings = new Headings();
+  const context: RenderContext = { doc, flow, fonts, headings, style: DEFAULT_STYLE, pageSize: size };
 
   for (const [index, op] of request.operations.entries()) {
     const type = OPERATIONS[op.type as OperationName] as { run(op: unknown, context: RenderContext, at: string): Promise<void> | void };
@@ -76,9 +78,15 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
     structure?.close();
     for (const page of flow.pages) doc.addPage(page.content());
     if (request.metadata !== undefined) doc.setMetadata(request.metadata);
-    if (structure !== undefined) {
-      const pageIndex = new Map<object, number>(flow.pages.map((page, index) => [page, index]));
-      doc.setStructure({ root: structure.finish((page) => pageIndex.get(page) as number) });
+    const pageIndex = new Map<object, number>(flow.pages.map((page, index) => [page, index]));
+    if (structure !== undefined) doc.setStructure({ root: structure.finish((page) => pageIndex.get(page) as number) });
+    if (request.output.outline) {
+      doc.setOutline(
+        headings.entries.map((entry) => {
+          const page = pageIndex.get(entry.page) as number;
+          return { level: entry.level, title: entry.title, page, y: (flow.pages[page] as { height: number }).height - entry.top };
+        }),
+      );
     }
     return await doc.save();
   } catch (error) {

@@ -80,8 +80,10 @@ export const RenderRequest = v.strictObject({
        * Needs metadata.title and metadata.language, and alt on every image.
        */
       tagged: v.optional(v.boolean(), false),
+      /** An outline (bookmarks) of the document's headings (add_text's heading, HTML's <h1>-<h6>), shown when the file opens. */
+      outline: v.optional(v.boolean(), false),
     }),
-    { compress: true, tagged: false },
+    { compress: true, tagged: false, outline: false },
   ),
 });
 

@@ -15,10 +15,12 @@ import { CustomFont } from './custom-font.js';
 import { passThroughPng } from './png.js';
 import { BoundedMap } from '../util/bounded-map.js';
 import { metricsOf, StandardFont } from './standard-font.js';
+import { writeOutline, type OutlineEntry } from './pdf-outline.js';
 import { PDFUA_EXTENSION_SCHEMA, PDFUA_IDENTIFICATION, writeStructure, writeTaggedMetadata, type StructureTree } from './pdf-tagged.js';
 
 export { FontError };
 export type { AnnotationKid, ContentKid, StructureNode, StructureTree } from './pdf-tagged.js';
+export type { OutlineEntry } from './pdf-outline.js';
 
 export const STANDARD_FONT_NAMES = Object.values(StandardFonts) as readonly string[];
 
@@ -90,6 +92,8 @@ export interface Document extends FontSource {
    * identification with dc:title in XMP. Metadata must carry the title and language (setMetadata).
    */
   setStructure(tree: StructureTree): void;
+  /** Gives the file an outline (bookmarks) of these entries, shown when it opens. */
+  setOutline(entries: readonly OutlineEntry[]): void;
   /**
    * Compressed (createDocument's option): object streams (PDF 1.5) and Flate; otherwise plain and readable.
    * Rejects with FontError when a custom font cannot be embedded (subset): the client's font data is at fault.
@@ -223,6 +227,7 @@ class PdfLibDocument implements Document {
   readonly #pageRefs: PDFRef[] = [];
   readonly #annotationRefs: PDFRef[][] = [];
   #structure: StructureTree | undefined;
+  #outline: readonly OutlineEntry[] = [];
   #metadata: Metadata = {};
 
   constructor(
@@ -307,6 +312,7 @@ class PdfLibDocument implements Document {
     await this.#fonts.embedAll();
     const structure = this.#structure;
     if (structure !== undefined) writeStructure(this.doc, structure, { pages: this.#pageRefs, annotations: this.#annotationRefs });
+    writeOutline(this.doc, this.#outline, this.#pageRefs);
     if (structure !== undefined && this.pdfA === undefined) writeTaggedMetadata(this.doc, this.#metadata.title ?? '', this.#metadata.language ?? '');
     if (this.pdfA !== undefined) {
       // pdf-lib's conversion adds what ISO 19005-2 asks of the file itself:
@@ -329,6 +335,10 @@ class PdfLibDocument implements Document {
 
   setStructure(tree: StructureTree): void {
     this.#structure = tree;
+  }
+
+  setOutline(entries: readonly OutlineEntry[]): void {
+    this.#outline = entries;
   }
 
   #image(native: PDFImage): Image {

@@ -22,8 +22,8 @@ export interface TextBlock extends Margins {
   readonly direction: Direction;
   /** Keep-with-next: room wanted below the block's last line on the same page (headings). */
   readonly keep: number;
-  /** Structure type in a tagged render: H1-H6 for headings; P when absent. */
-  readonly role?: string;
+  /** Heading level asked for (1-6, <h1>-<h6>): an H element in a tagged render and an outline entry; a paragraph when absent. */
+  readonly heading?: number;
 }
 
 /** Preformatted text: spans keep every space and line break. */

@@ -38,8 +38,8 @@ class Sink {
     private readonly scope: Scope,
     /** Keep-with-next for the text blocks made here (headings). */
     private readonly keep = 0,
-    /** Structure type of the text blocks made here (H1-H6 in a heading). */
-    private readonly role?: string,
+    /** Heading level of the text blocks made here (1-6 in <h1>-<h6>). */
+    private readonly heading?: number,
   ) {
     this.inline = new InlineText(scope.pre);
   }
@@ -49,7 +49,7 @@ class Sink {
     const spans = this.inline.take();
     if (spans === undefined) return;
     if (this.scope.pre) this.blocks.push({ kind: 'pre', spans, before: 0, after: 0 });
-    else this.blocks.push({ kind: 'text', spans, align: this.scope.align, direction: this.scope.direction, keep: this.keep, before: 0, after: 0, ...(this.role === undefined ? {} : { role: this.role }) });
+    else this.blocks.push({ kind: 'text', spans, align: this.scope.align, direction: this.scope.direction, keep: this.keep, before: 0, after: 0, ...(this.heading === undefined ? {} : { heading: this.heading }) });
   }
 
   add(block: Block): void {
@@ -102,7 +102,7 @@ class Walker {
     const heading = HEADINGS.get(tag);
     if (heading !== undefined) {
       // Keep a heading with two lines of what follows it.
-      this.container(element, scope, sink, { before: HEADING_BEFORE * size, after: HEADING_AFTER * size }, 2 * parent.style.size * parent.style.lineHeight, tag.toUpperCase());
+      this.container(element, scope, sink, { before: HEADING_BEFORE * size, after: HEADING_AFTER * size }, 2 * parent.style.size * parent.style.lineHeight, Number(tag.slice(1)));
       return;
     }
     switch (tag) {
@@ -139,8 +139,8 @@ class Walker {
   }
 
   /** A block element: its content as blocks, its margins collapsed with its first and last child's (CSS 2.1 section 8.3.1). */
-  container(element: HtmlElement, scope: Scope, sink: Sink, margins: Margins, keep = 0, role?: string): void {
-    const blocks = this.inner(element, scope, keep, role);
+  container(element: HtmlElement, scope: Scope, sink: Sink, margins: Margins, keep = 0, heading?: number): void {
+    const blocks = this.inner(element, scope, keep, heading);
     const first = blocks[0];
     const last = blocks[blocks.length - 1];
     if (first === undefined || last === undefined) {
@@ -152,8 +152,8 @@ class Walker {
     sink.addAll(blocks);
   }
 
-  inner(element: HtmlElement, scope: Scope, keep = 0, role?: string): Block[] {
-    const sink = new Sink(scope, keep, role);
+  inner(element: HtmlElement, scope: Scope, keep = 0, heading?: number): Block[] {
+    const sink = new Sink(scope, keep, heading);
     this.children(element, scope, sink);
     sink.flush();
     return sink.blocks;

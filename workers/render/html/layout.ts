@@ -129,7 +129,13 @@ export class HtmlLayout {
       const height = lines.reduce((sum, line) => sum + line.height, 0) + block.keep;
       if (height <= flow.page.height - flow.margins.top - flow.margins.bottom) this.#place(height);
     }
-    this.#structure?.open(block.role ?? 'P');
+    let role = 'P';
+    if (block.heading !== undefined) {
+      // The outline points at the heading's first line, where the flow puts it.
+      const top = this.#place(lines[0]?.height ?? 0);
+      role = `H${this.context.headings.add(block.heading, block.spans.map((span) => span.text).join(''), flow.page, top)}`;
+    }
+    this.#structure?.open(role);
     this.#lines(lines, box, block.align);
     this.#structure?.close();
   }

@@ -2,7 +2,10 @@
 // the content width (or `width`), aligned, breaking pages between lines.
 // With x and y (points from the page's top-left corner) it is placed on the
 // current page, wrapped within `width` or the right margin, and leaves the
-// cursor where it was.
+// cursor where it was. With `heading` (1-6) it is a heading: H1-H6 in a
+// tagged render (levels that skip are tagged by depth, headings.ts), an
+// entry of the outline (output.outline), and, flowing, kept on a page with
+// room for two lines of text after it, as HTML's headings are.
 import * as v from 'valibot';
 import { align, color, fontSize, link, points } from '../fields.js';
 import { RenderError, withGlyphCheck } from '../errors.js';
@@ -26,6 +29,8 @@ const schema = v.pipe(
     underline: v.optional(v.boolean()),
     strike: v.optional(v.boolean()),
     link: v.optional(link),
+    /** A heading of this level (1 the highest): H1-H6 in a tagged render, an outline entry; it sets no style (give size and bold). */
+    heading: v.optional(v.pipe(v.number(), v.integer('must be a whole number from 1 to 6'), v.minValue(1, 'must be from 1 to 6'), v.maxValue(6, 'must be from 1 to 6'))),
     /** Space below the paragraph when flowing; default half the font size. */
     spacing_after: v.optional(points(1_000)),
   }),
@@ -52,8 +57,7 @@ export const addText: OperationType<typeof schema> = {
     const spans: Span[] = [{ text: op.text, style }];
     await prepareSpans(spans, context.fonts);
     const { flow } = context;
-    // A paragraph in a tagged render, on however many pages its lines fall.
-    flow.structure?.open('P');
+    // A paragraph (or heading) in a tagged render, on however many pages its lines fall.
     place(op, context, at, spans);
     flow.structure?.close();
     if (op.x === undefined) flow.advance(op.spacing_after ?? style.size * 0.5);
@@ -82,14 +86,34 @@ function place(op: v.InferOutput<typeof schema>, context: RenderContext, at: str
         { field: `${at}.y`, code: 'OUT_OF_RANGE', message: 'the text runs past the bottom of the page; place it higher, give it more width, or let it flow' },
       ]);
     }
+    begin(op, context, op.y);
     drawLines(page, lines, op.x, op.y, width, alignment);
     return;
   }
 
   const width = Math.min(op.width ?? flow.width, flow.width);
-  for (const line of withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, Number.POSITIVE_INFINITY, op.direction))) {
+  const lines = withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, Number.POSITIVE_INFINITY, op.direction));
+  if (op.heading !== undefined) {
+    // Keep a heading with two lines of what follows it, unless it could never fit (as HTML's headings, html/layout.ts).
+    const height = lines.reduce((sum, line) => sum + line.height, 0) + 2 * context.style.size * context.style.lineHeight;
+    if (height <= flow.page.height - flow.margins.top - flow.margins.bottom) flow.ensure(height);
+  }
+  flow.ensure(lines[0]?.height ?? 0);
+  begin(op, context, flow.cursor);
+  for (const line of lines) {
     flow.ensure(line.height);
     drawLine(flow.page, line, flow.left, flow.cursor, width, alignment);
     flow.advance(line.height);
   }
+}
+
+/** Opens the paragraph's element, or records the heading (its level and where its first line is) and opens its H element. */
+function begin(op: v.InferOutput<typeof schema>, context: RenderContext, top: number): void {
+  const { flow } = context;
+  if (op.heading === undefined) {
+    flow.structure?.open('P');
+    return;
+  }
+  const level = context.headings.add(op.heading, op.text, flow.page, top);
+  flow.structure?.open(`H${level}`);
 }
