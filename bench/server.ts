@@ -28,7 +28,7 @@ export function startPlaten(settings: Settings, env: Record<string, string> = {}
         PATH: process.env.PATH ?? '',
         PLATEN_PORT: String(port),
         PLATEN_API_KEYS: BENCH_KEY_ENTRY,
-        // The schema's maximum (src/config.ts); every request comes from 127.0.0.1.
+        // The schema's maximum (src/config-env.ts); every request comes from 127.0.0.1.
         PLATEN_IP_RPM: '10000000',
         PLATEN_LOG_LEVEL: settings.logLevel,
         PLATEN_WORKERS: String(settings.workers),
