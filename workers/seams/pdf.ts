@@ -8,12 +8,11 @@
 // Why our own content streams: pdf-lib's drawText builds an operator object
 // per call and re-encodes fonts per call; a dense 10-page table took ~85 ms
 // that way against a few ms for the same glyphs written as one stream.
-import { deflateSync } from 'node:zlib';
 import { PDFDocument, PDFHexString, PDFName, StandardFonts, type PDFFont, type PDFImage, type PDFPage, type PDFRef } from '@cantoo/pdf-lib';
 import { FontError, fontkitShim, parseFont, type ParsedFont } from './fonts-parse.js';
 import { CustomFont } from './custom-font.js';
+import { deflateWithZlib } from './pdf-deflate.js';
 import { passThroughPng } from './png.js';
-import { BoundedMap } from '../util/bounded-map.js';
 import { metricsOf, StandardFont } from './standard-font.js';
 import { writeOutline, type OutlineEntry } from './pdf-outline.js';
 import { PDFUA_EXTENSION_SCHEMA, PDFUA_IDENTIFICATION, writeStructure, writeTaggedMetadata, type StructureTree } from './pdf-tagged.js';
@@ -99,38 +98,6 @@ export interface Document extends FontSource {
    * Rejects with FontError when a custom font cannot be embedded (subset): the client's font data is at fault.
    */
   save(): Promise<Uint8Array>;
-}
-
-/** Deflated bytes of immutable inputs we produced (memoized subsets), by identity. */
-const deflated = new WeakMap<Uint8Array, Buffer>();
-
-/**
- * A custom font's ToUnicode CMap is, like its subset (fonts-parse.ts), a
- * pure function of the font and the glyphs a document uses, so documents
- * made from one template deflate the same CMap every time: measured 0.3 ms
- * a font per document, about 6% of a letter in two registered fonts (the
- * deflate of a fresh zlib stream, not the CMap's text). Kept by content, in
- * a bounded memo: a CMap of a few hundred glyphs is ~10 KB of text.
- */
-const CMAP_START = '/CIDInit /ProcSet findresource begin';
-const deflatedCmaps = new BoundedMap<string, Buffer>(512, 16 * 1024 * 1024, (cmap, out) => cmap.length + out.byteLength);
-
-function deflate(contents: string | Uint8Array): Buffer {
-  if (typeof contents === 'string') {
-    if (!contents.startsWith(CMAP_START)) return deflateSync(Buffer.from(contents, 'latin1'));
-    let cmap = deflatedCmaps.get(contents);
-    if (cmap === undefined) {
-      cmap = deflateSync(Buffer.from(contents, 'latin1'));
-      deflatedCmaps.set(contents, cmap);
-    }
-    return cmap;
-  }
-  let out = deflated.get(contents);
-  if (out === undefined) {
-    out = deflateSync(contents);
-    deflated.set(contents, out);
-  }
-  return out;
 }
 
 // --- fonts -----------------------------------------------------------------
@@ -357,10 +324,8 @@ export type PdfALevel = '2b' | '2u';
 export async function createDocument(options: { compress: boolean; pdfA?: PdfALevel }): Promise<Document> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   // Node's zlib is native; pdf-lib's own deflate (fflate) is JavaScript and
-  // showed as ~10% of a custom-font page (the font subset stream). Same
-  // output format (zlib/Flate), so every reader accepts it.
-  const context = doc.context;
-  context.flateStream = (contents, dict = {}) => context.stream(deflate(contents), { ...dict, Filter: 'FlateDecode' });
+  // showed as ~10% of a custom-font page (the font subset stream).
+  deflateWithZlib(doc.context);
   doc.setProducer('Platen');
   doc.setCreator('Platen');
   const created = new Date();
