@@ -7,7 +7,7 @@
 // a TrueType program's cmap subtables suit its symbolic flag.
 import type { PdfDict } from '../../untrusted/pdf-values.js';
 import type { Violation } from '../rules.js';
-import { charSetListsAll, cidSetListsAll } from '../fonts/font-glyphs.js';
+import { charSetListsAll, cidSetListsAll } from '../fonts/glyph-sets.js';
 import { cmapSubtables } from '../fonts/truetype-cmaps.js';
 import type { PdfaDocument } from './document.js';
 import { at, type PdfaRule } from './rule.js';

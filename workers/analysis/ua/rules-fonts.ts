@@ -7,7 +7,7 @@ import type { Violation } from '../rules.js';
 import type { UaDocument } from './document.js';
 import { fontLabel, type UsedFont } from './fonts.js';
 import { uaRule, type UaRule } from './rule.js';
-import { charSetListsAll, cidSetListsAll } from '../fonts/font-glyphs.js';
+import { charSetListsAll, cidSetListsAll } from '../fonts/glyph-sets.js';
 import { cmapSubtables } from '../fonts/truetype-cmaps.js';
 import { trueTypeWidths } from '../fonts/truetype-program.js';
 
