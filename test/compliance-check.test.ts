@@ -89,6 +89,20 @@ test('compliance-check', async (t) => {
     assert.ok(report.failures.some((f) => f.rule === '6.1.3-2'), JSON.stringify(report.failures));
   });
 
+  await t.test('pdfa-2a: a tagged 2u render passes every level A rule (only its claim, 6.6.4-3, fails); untagged, 6.7.2.2-1 and 6.7.3.3-1 fail', async () => {
+    const request = (tagged: boolean) => ({
+      metadata: { title: 'Level A', language: 'en-GB' },
+      output: { pdf_a: '2u', tagged },
+      operations: [{ type: 'add_text', text: 'Archived and accessible', heading: 1 }, { type: 'add_text', text: 'A paragraph.' }],
+    });
+    const tagged = await reportOf(await call({ pdf: Buffer.from(await renderPdf(server.base, request(true))).toString('base64'), standard: 'pdfa-2a' }));
+    assert.equal(tagged.standard, 'pdfa-2a');
+    assert.equal(tagged.claimed, 'pdfa-2u');
+    assert.deepEqual(tagged.failures.map((f) => f.rule), ['6.6.4-3']);
+    const untagged = await reportOf(await call({ pdf: Buffer.from(await renderPdf(server.base, request(false))).toString('base64'), standard: 'pdfa-2a' }));
+    assert.deepEqual(untagged.failures.map((f) => f.rule), ['6.6.4-3', '6.7.2.2-1', '6.7.3.3-1']);
+  });
+
   await t.test('pro keys: 403 capability-denied', async () => {
     const response = await call({ pdf: passing }, KEYS.pro);
     assert.equal(response.status, 403);

@@ -1,7 +1,8 @@
 // The document the PDF/A rules read: the object view, the file's syntax facts
 // (cos-scan.ts), the walk of what the pages use (walk.ts), the main XMP
-// packet, and the output intent's colour space, each computed once and
-// only when a rule asks for it.
+// packet, the output intent's colour space, and (level A) the structure
+// tree and the marked content of the pages as the PDF/UA check reads them,
+// each computed once and only when a rule asks for it.
 import type { PdfObjects } from '../../seams/pdf-objects.js';
 import { PdfStream, type PdfDict } from '../../untrusted/pdf-values.js';
 import { scanCos, type CosFacts } from './cos-scan.js';
@@ -10,9 +11,13 @@ import { glyphReader, type FontGlyphs } from '../fonts/font-glyphs.js';
 import { readIccHeader, type IccHeader } from './icc.js';
 import { walkDocument, type DocumentWalk } from './walk.js';
 import { readPacket, type MetadataPacket } from './xmp-packet.js';
+import { readStructureTree, type StructureTree } from '../structure-tree.js';
+import { walkMarkedContent, type MarkedContent } from '../ua/marked-content.js';
+import { usedFonts, type UsedFont } from '../ua/fonts.js';
 
 export type PdfaPart = 1 | 2 | 3;
-export type PdfaLevel = 'b' | 'u';
+/** B (basic), U (Unicode: parts 2 and 3), A (accessible: U plus the logical structure). */
+export type PdfaLevel = 'b' | 'u' | 'a';
 
 export class PdfaDocument {
   private cosFacts?: CosFacts;
@@ -22,6 +27,9 @@ export class PdfaDocument {
   private intent?: { header: IccHeader | undefined; count: number; sameProfile: boolean } | null;
   private contents?: ContentFacts;
   private glyphs: ((font: PdfDict) => FontGlyphs) | undefined;
+  private tree?: StructureTree;
+  private marked?: MarkedContent;
+  private fontsUsed?: readonly UsedFont[];
 
   constructor(
     readonly bytes: Uint8Array,
@@ -40,6 +48,20 @@ export class PdfaDocument {
 
   get content(): ContentFacts {
     return (this.contents ??= contentFacts(this));
+  }
+
+  get structure(): StructureTree {
+    return (this.tree ??= readStructureTree(this.pdf));
+  }
+
+  /** Every page's marked-content sequences and the content drawn inside them, Form XObjects included. */
+  get markedContent(): MarkedContent {
+    return (this.marked ??= walkMarkedContent(this.pdf, this.structure));
+  }
+
+  /** The fonts the pages draw text with, each with its ToUnicode map parsed. */
+  get textFonts(): readonly UsedFont[] {
+    return (this.fontsUsed ??= usedFonts(this.pdf, this.markedContent));
   }
 
   /** A font's embedded program as the glyph rules read it, parsed once per document. */

@@ -5,7 +5,7 @@
 // the part being validated. A rule without an id for a part does not apply
 // to it.
 import type { Rule, Violation } from '../rules.js';
-import type { PdfaDocument, PdfaPart } from './document.js';
+import type { PdfaDocument, PdfaLevel, PdfaPart } from './document.js';
 
 export interface PdfaRule {
   /** veraPDF's ids: part 1, parts 2 and 3 (`3` overrides `2` for part 3 where they differ). */
@@ -17,15 +17,18 @@ export interface PdfaRule {
    */
   readonly alsoStatedIn?: { readonly 1?: readonly string[] };
   readonly description: string;
-  /** Parts 2 and 3 at level U only. */
+  /** Parts 2 and 3 at levels U and A only (A includes U). */
   readonly levelU?: boolean;
+  /** Level A only: the logical-structure rules. */
+  readonly levelA?: boolean;
   check(document: PdfaDocument): Iterable<Violation>;
 }
 
-export function forPart(rules: readonly PdfaRule[], part: PdfaPart, levelU: boolean): Rule<PdfaDocument>[] {
+export function forPart(rules: readonly PdfaRule[], part: PdfaPart, level: PdfaLevel): Rule<PdfaDocument>[] {
   const out: Rule<PdfaDocument>[] = [];
   for (const rule of rules) {
-    if (rule.levelU === true && !levelU) continue;
+    if (rule.levelU === true && level === 'b') continue;
+    if (rule.levelA === true && level !== 'a') continue;
     const id = part === 1 ? rule.ids[1] : part === 3 && rule.ids[3] !== undefined ? rule.ids[3] : rule.ids[2];
     if (id === undefined || id === null) continue;
     const also = part === 1 ? rule.alsoStatedIn?.[1] : undefined;

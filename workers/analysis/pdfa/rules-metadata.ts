@@ -286,11 +286,11 @@ export const METADATA_RULES: readonly PdfaRule[] = [
   },
   {
     ids: { 1: '6.7.11-3', 2: '6.6.4-3' },
-    description: 'pdfaid:conformance shall be a level of the part (A or B; PDF/A-2 and 3 also U; level U: U or A)',
+    description: 'pdfaid:conformance shall be a level of the part (A or B; PDF/A-2 and 3 also U; level U: U or A; level A: A)',
     *check(d) {
       const conformance = identification(d).find((p) => p.name === 'conformance');
       if (conformance === undefined) return;
-      const allowed = d.part === 1 ? ['A', 'B'] : d.level === 'u' ? ['U', 'A'] : ['A', 'B', 'U'];
+      const allowed = d.part === 1 ? ['A', 'B'] : d.level === 'a' ? ['A'] : d.level === 'u' ? ['U', 'A'] : ['A', 'B', 'U'];
       if (!allowed.includes(conformance.value.trim())) yield at(`pdfaid:conformance ${conformance.value}`);
     },
   },

@@ -1,9 +1,8 @@
 // PDF/A validation: which standard a document is checked against (the one
 // asked for, else the one its XMP claims, else PDF/A-2b), and the report of
 // every rule of that part and level (rules.ts's engine). Levels we do not
-// check (A, the accessible level, and 3u) are checked at the level below
-// that we do: B for PDF/A-1a and 3a/3u, U for 2a; the answer says so in
-// `checked_as`.
+// check (1a, 3a and 3u) are checked at the level below that we do, B; the
+// answer's `standard` says what was checked, `claimed` what was claimed.
 import type { PdfObjects } from '../../seams/pdf-objects.js';
 import { runRules, type RuleReport } from '../rules.js';
 import { PdfaDocument, type PdfaLevel, type PdfaPart } from './document.js';
@@ -12,14 +11,15 @@ import { FONT_RULES } from './rules-fonts.js';
 import { GLYPH_RULES } from './rules-glyphs.js';
 import { GRAPHICS_RULES } from './rules-graphics.js';
 import { INTERACTIVE_RULES } from './rules-interactive.js';
+import { LOGICAL_RULES } from './rules-logical.js';
 import { METADATA_RULES } from './rules-metadata.js';
 import { STRUCTURE_RULES } from './rules-structure.js';
 import { NS } from './xmp-schemas.js';
 
-export const STANDARDS = ['pdfa-1b', 'pdfa-2b', 'pdfa-2u', 'pdfa-3b'] as const;
+export const STANDARDS = ['pdfa-1b', 'pdfa-2b', 'pdfa-2u', 'pdfa-2a', 'pdfa-3b'] as const;
 export type Standard = (typeof STANDARDS)[number];
 
-const ALL_RULES = [...STRUCTURE_RULES, ...GRAPHICS_RULES, ...FONT_RULES, ...GLYPH_RULES, ...INTERACTIVE_RULES, ...METADATA_RULES];
+const ALL_RULES = [...STRUCTURE_RULES, ...GRAPHICS_RULES, ...FONT_RULES, ...GLYPH_RULES, ...INTERACTIVE_RULES, ...METADATA_RULES, ...LOGICAL_RULES];
 
 export interface Claim {
   /** "pdfa-2b", as the XMP pdfaid says: "pdfa-1a", "pdfa-3u", ...; null when the document claims none. */
@@ -36,7 +36,7 @@ export function readClaim(document: PdfaDocument): Claim {
   if (part === undefined || !/^[1-4]$/.test(part)) return { claimed: null, standard: undefined };
   const claimed = `pdfa-${part}${conformance ?? ''}`;
   if (part === '1') return { claimed, standard: 'pdfa-1b' };
-  if (part === '2') return { claimed, standard: conformance === 'u' || conformance === 'a' ? 'pdfa-2u' : 'pdfa-2b' };
+  if (part === '2') return { claimed, standard: conformance === 'a' ? 'pdfa-2a' : conformance === 'u' ? 'pdfa-2u' : 'pdfa-2b' };
   if (part === '3') return { claimed, standard: 'pdfa-3b' };
   return { claimed, standard: undefined };
 }
@@ -53,6 +53,6 @@ export function validatePdfa(bytes: Uint8Array, pdf: PdfObjects, requested: Stan
   const part = Number(standard[5]) as PdfaPart;
   const level = standard[6] as PdfaLevel;
   const document = new PdfaDocument(bytes, pdf, part, level);
-  const report = runRules(forPart(ALL_RULES, part, level === 'u'), document);
+  const report = runRules(forPart(ALL_RULES, part, level), document);
   return { standard, claimed: claim.claimed, ...report };
 }

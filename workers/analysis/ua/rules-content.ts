@@ -3,14 +3,12 @@
 // natural language of text, alternative text and metadata determinable
 // (7.2-2, 7.2-21..34), Lang values well-formed (7.2-29), and Form XObjects
 // with tagged content used in one structural place only (7.20-2).
+import { malformedLangs } from '../language-tags.js';
 import type { Violation } from '../rules.js';
 import type { UaDocument } from './document.js';
 import { describe, inheritedLang, parentLang, textEntry } from './elements.js';
 import type { MarkFrame } from './marked-content.js';
 import { uaRule, type UaRule } from './rule.js';
-
-/** BCP 47's shape as veraPDF tests it (7.2-29). */
-const LANGUAGE_TAG = /^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$/;
 
 /** The Lang of the innermost marked-content sequence that has one. */
 function frameLang(doc: UaDocument, frames: readonly MarkFrame[]): string | undefined {
@@ -67,18 +65,9 @@ export const CONTENT_RULES: readonly UaRule[] = [
   uaRule('7.2-21', 'Natural language for text in ActualText attribute shall be determined', elementTextLang('ActualText')),
   uaRule('7.2-22', 'Natural language for text in Alt attribute shall be determined', elementTextLang('Alt')),
   uaRule('7.2-23', 'Natural language for text in E attribute shall be determined', elementTextLang('E')),
-  uaRule('7.2-29', 'If the Lang entry is present in the document\'s Catalog dictionary or in a structure element dictionary or property list, its value shall be a language identifier as described in ISO 32000-1:2008, 14.9.2', function* (doc) {
-    const lang = doc.catalogLang;
-    if (lang !== undefined && lang !== '' && !LANGUAGE_TAG.test(lang)) yield { sample: `catalog /Lang (${lang})` };
-    for (const element of doc.structure.elements) {
-      const value = textEntry(doc.pdf, element.dict, 'Lang');
-      if (value !== undefined && value !== '' && !LANGUAGE_TAG.test(value)) yield { sample: `${describe(element)} /Lang (${value})` };
-    }
-    for (const sequence of doc.markedContent.sequences) {
-      const value = textEntry(doc.pdf, sequence.properties, 'Lang');
-      if (value !== undefined && value !== '' && !LANGUAGE_TAG.test(value)) yield { page: sequence.page, sample: `/${sequence.tag} /Lang (${value})` };
-    }
-  }),
+  uaRule('7.2-29', 'If the Lang entry is present in the document\'s Catalog dictionary or in a structure element dictionary or property list, its value shall be a language identifier as described in ISO 32000-1:2008, 14.9.2', (doc) =>
+    malformedLangs({ pdf: doc.pdf, catalog: doc.catalog, elements: doc.structure.elements, sequences: doc.markedContent.sequences }),
+  ),
   uaRule('7.2-30', 'Natural language for text in ActualText attribute in Span Marked Content shall be determined', spanTextLang('ActualText')),
   uaRule('7.2-31', 'Natural language for text in Alt attribute in Span Marked Content shall be determined', spanTextLang('Alt')),
   uaRule('7.2-32', 'Natural language for text in E attribute in Span Marked Content shall be determined', spanTextLang('E')),
