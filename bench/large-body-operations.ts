@@ -27,7 +27,7 @@ export interface LargeBodyOperation {
 /** Groups a run can name instead of single operations (each group runs in about a minute). */
 export const GROUPS: Readonly<Record<string, readonly string[]>> = {
   accel: ['image-compress', 'font-subset', 'chunk'],
-  docops: ['merge', 'split', 'fill-form'],
+  docops: ['merge', 'split', 'fill-form', 'extract-text'],
   docops2: ['redact', 'optimize', 'sign'],
   analysis: ['check-accessibility', 'compliance-check', 'forensic-analyze', 'ai-certify'],
 };
@@ -78,6 +78,9 @@ export async function largeBodyOperations(base: string, chosen: readonly string[
         break;
       case 'merge':
         operations.push(fixed(name, '/api/v1/merge', 'merge', docops, json({ documents: Array.from({ length: 10 }, () => ({ pdf: tenPages })) })));
+        break;
+      case 'extract-text':
+        operations.push(fixed(name, '/api/v1/extract-text', 'capability-extract-text', read, json({ pdf: tenPages })));
         break;
       case 'split':
         operations.push(fixed(name, '/api/v1/split', 'split', docops, json({ pdf: tenPages, pages: '2-4,7' })));
