@@ -6,6 +6,7 @@
 // body-limit). The cap is enforced on the declared length before anything is
 // read, and on the bytes received as they arrive.
 import { createHash } from 'node:crypto';
+import type { CallerSignal } from '../pool/pool.js';
 import type { HttpResponse } from './uws.js';
 
 export interface Body {
@@ -85,7 +86,7 @@ export interface MinRate {
   readonly now?: () => number;
 }
 
-export function readBody(res: HttpResponse, declared: number | undefined, limit: number, signal: AbortSignal, options: ReadOptions = {}): Promise<Body> {
+export function readBody(res: HttpResponse, declared: number | undefined, limit: number, signal: CallerSignal, options: ReadOptions = {}): Promise<Body> {
   const { fingerprint = false, hold = () => true, onEnd, idleMs, minRate } = options;
   const hash = fingerprint ? createHash('sha256') : undefined;
   // A declared body gets its whole buffer at once: its length is already held

@@ -25,7 +25,7 @@ export async function dispatch<Name extends TaskName>(
   body: Body = context.body,
 ): Promise<ValueOf<Name>> {
   const client = context.principal === undefined ? undefined : pool.client(context.principal);
-  const result = await pool.run(task, { body: body.buffer, length: body.length, options }, context.signal, { client });
+  const result = await pool.run(task, { body: body.buffer, length: body.length, options }, context.gone, { client });
   if (result.ok) {
     const { outcome } = result;
     context.timings.taskMs = outcome.timings.taskMs;

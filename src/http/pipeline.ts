@@ -102,7 +102,7 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
     if (declared !== undefined && !x.holdBodyBytes(declared)) return overBudget(x);
     x.bodyPending = true;
     const fingerprint = route.fingerprint?.(request) === true || deps.approvals?.gates(route.operation) === true;
-    body = readBody(res, declared, bodyLimit(x), x.reply.signal, {
+    body = readBody(res, declared, bodyLimit(x), x.reply.gone, {
       fingerprint,
       hold: (bytes) => x.holdBodyBytes(bytes),
       idleMs: config.bodyTimeoutMs,
@@ -162,7 +162,10 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
       requestId: x.requestId,
       principal: x.principal,
       body,
-      signal: x.reply.signal,
+      gone: x.reply.gone,
+      get signal() {
+        return x.reply.signal;
+      },
       receivedAt: x.receivedAt,
       timings: x.timings,
     };

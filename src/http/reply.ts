@@ -3,6 +3,7 @@
 // response completes at most once). Every write is corked, so it is safe
 // after an await. Large bodies are written with tryEnd + onWritable
 // backpressure (uWS examples/VideoStreamer.js).
+import { ClientSignal } from './client-signal.js';
 import { CORK_FLUSH_BYTES } from './uws-limits.js';
 import type { HttpResponse } from './uws.js';
 
@@ -64,7 +65,8 @@ export class Reply {
   #aborted = false;
   #settled = false;
   #lingerAbort: (() => void) | undefined;
-  readonly #controller = new AbortController();
+  /** Fires when the client disconnects before the response is complete (client-signal.ts). */
+  readonly gone = new ClientSignal();
   bytesOut = 0;
 
   /**
@@ -79,14 +81,14 @@ export class Reply {
     res.onAborted(() => {
       this.#aborted = true;
       this.#lingerAbort?.();
-      this.#controller.abort();
+      this.gone.abort();
       this.#settle(false);
     });
   }
 
-  /** Fires when the client disconnects before the response is complete. */
+  /** `gone` as an AbortSignal, made on first use. */
   get signal(): AbortSignal {
-    return this.#controller.signal;
+    return this.gone.signal;
   }
 
   get finished(): boolean {

@@ -7,6 +7,7 @@
 import type { Principal } from '../auth/key-store.js';
 import type { Tier } from '../auth/tiers.js';
 import type { Body } from './body.js';
+import type { CallerSignal } from '../pool/pool.js';
 import type { ApiFamily } from './problem.js';
 import type { ResponseBody } from './reply.js';
 import type { IncomingRequest } from './request.js';
@@ -52,7 +53,9 @@ export interface RouteContext {
   readonly principal: Principal | undefined;
   /** Empty for routes without a body. Transferred (unusable) once dispatched to a worker. */
   readonly body: Body;
-  /** Fires when the client goes away. */
+  /** Fires when the client goes away: what the pool and the body reader listen to (client-signal.ts). */
+  readonly gone: CallerSignal;
+  /** `gone` as an AbortSignal, for APIs that take nothing else (fetch); made on first read. */
   readonly signal: AbortSignal;
   /** performance.now() when the request arrived, for meta.duration_ms. */
   readonly receivedAt: number;

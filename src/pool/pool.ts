@@ -61,6 +61,16 @@ export type PoolResult<Name extends TaskName = TaskName> =
   | { readonly ok: true; readonly outcome: Outcome<ValueOf<Name>>; readonly roundTripMs: number }
   | ({ readonly ok: false } & PoolFailure);
 
+/**
+ * How a task's caller says it left: an AbortSignal, or anything with these
+ * three members (the HTTP layer's ClientSignal, which costs far less).
+ */
+export interface CallerSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { readonly once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export interface RunOptions {
   /** Overrides the pool's processing timeout (jobs have their own). */
   readonly timeoutMs?: number;
@@ -178,7 +188,7 @@ export class WorkerPool {
    * touch it afterwards. `signal` lets the caller abandon the task (client
    * disconnect); the processing timeout is applied here.
    */
-  async run<Name extends TaskName>(name: Name, input: TaskInput<OptionsOf<Name>>, signal: AbortSignal, options: RunOptions = {}): Promise<PoolResult<Name>> {
+  async run<Name extends TaskName>(name: Name, input: TaskInput<OptionsOf<Name>>, signal: CallerSignal, options: RunOptions = {}): Promise<PoolResult<Name>> {
     const result = await this.#run<Name>(name, input, signal, options);
     if (result.ok) {
       const runMs = result.outcome.timings.taskMs;
@@ -189,7 +199,7 @@ export class WorkerPool {
     return result;
   }
 
-  async #run<Name extends TaskName>(name: Name, input: TaskInput<OptionsOf<Name>>, signal: AbortSignal, options: RunOptions): Promise<PoolResult<Name>> {
+  async #run<Name extends TaskName>(name: Name, input: TaskInput<OptionsOf<Name>>, signal: CallerSignal, options: RunOptions): Promise<PoolResult<Name>> {
     // A caller that left during an earlier await (a store, a limiter) gets no task.
     if (signal.aborted) return { ok: false, reason: 'aborted' };
     if (!this.#breaker.admit()) {
