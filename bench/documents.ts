@@ -55,6 +55,22 @@ export const TAGGED_LETTER_JSON: Buffer = Buffer.from(JSON.stringify({ ...LETTER
 /** The letter untagged in the fonts a tagged render uses (PDF/A embeds them as PDF/UA does): the tagging's own cost. */
 export const EMBEDDED_LETTER_JSON: Buffer = Buffer.from(JSON.stringify({ ...LETTER, metadata: { title: 'Dispatch of order NWB-2025-0314', language: 'en-GB' }, output: { pdf_a: '2b' } }), 'utf8');
 
+/**
+ * The letter in two registered families, 'Brand' and 'Brand Bold', for its
+ * regular and bold text (a registered family is one face): what a client
+ * with registered fonts sends (bench/pairs.ts registers them on the server;
+ * bench/tagged-cost.ts hands the worker their files).
+ */
+export const REGISTERED_LETTER_JSON: Buffer = (() => {
+  let bold = false;
+  const operations = LETTER.operations.map((op) => {
+    if (op.type !== 'set_font') return op;
+    bold = 'bold' in op ? op.bold === true : bold;
+    return { ...op, family: bold ? 'Brand Bold' : 'Brand', bold: false };
+  });
+  return Buffer.from(JSON.stringify({ ...LETTER, operations }), 'utf8');
+})();
+
 /** A fresh ArrayBuffer holding a body: a task transfers (neuters) the one it is given. */
 export function bodyOf(document: Buffer): ArrayBuffer {
   const copy = new Uint8Array(document.byteLength);

@@ -19,7 +19,7 @@ import { naiveInvoice } from './baselines/naive-table.js';
 import type { SharpTask } from './baselines/sharp-worker.js';
 import { vipsThumbnail, vipsVersion } from './baselines/vips-cli.js';
 import type { ChildServer } from './child.js';
-import { LETTER, LETTER_JSON, TAGGED_LETTER_JSON } from './documents.js';
+import { LETTER_JSON, REGISTERED_LETTER_JSON, TAGGED_LETTER_JSON } from './documents.js';
 import { ARTICLE, INVOICE, LETTER_CUSTOM_FONT, UNICODE } from './engine-documents.js';
 import { DEJAVU_SANS_PATH, fontRequests, rotation, SUBSET_PATH, type FontRequest } from './font-requests.js';
 import { interleave, type InterleavedRatio, type InterleaveOptions, type Side } from './interleave.js';
@@ -65,17 +65,6 @@ export interface PairsResult {
 }
 
 const AT_LEAST = (x: number): Target => ({ text: `≥ ${x}`, met: (m) => m >= x });
-
-/** The letter with its fonts replaced by two registered families, regular and bold (a registered family is one face). */
-function registeredLetter(): Buffer {
-  let bold = false;
-  const operations = LETTER.operations.map((op) => {
-    if (op.type !== 'set_font') return op;
-    bold = 'bold' in op ? op.bold === true : bold;
-    return { ...op, family: bold ? 'Brand Bold' : 'Brand', bold: false };
-  });
-  return Buffer.from(JSON.stringify({ ...LETTER, operations }), 'utf8');
-}
 
 async function registerFont(base: string, family: string, file: string): Promise<void> {
   const response = await fetch(`${base}/api/v1/fonts/${encodeURIComponent(family)}`, {
@@ -141,7 +130,7 @@ export async function runPairs(settings: Settings, server: ChildServer, options:
 
     await registerFont(base, 'Brand', 'DejaVuSerif.ttf');
     await registerFont(base, 'Brand Bold', 'DejaVuSerif-Bold.ttf');
-    const registered = registeredLetter();
+    const registered = REGISTERED_LETTER_JSON;
     await checkOk(base, RENDER_PATH, registered, 'letter in a registered font');
     await compare('letter in a registered font ÷ standard letter (both through Platen)', onServer(registered), onServer(LETTER_JSON), {
       target: { text: '≥ 0.667 (cost ≤ 1.5×)', met: (m) => m >= 1 / 1.5 },

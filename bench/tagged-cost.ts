@@ -17,7 +17,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { RenderOptions } from '../workers/protocol.js';
 import { render } from '../workers/render/task.js';
-import { bodyOf, EMBEDDED_LETTER_JSON, LETTER, LETTER_JSON, TAGGED_LETTER_JSON } from './documents.js';
+import { bodyOf, EMBEDDED_LETTER_JSON, LETTER_JSON, REGISTERED_LETTER_JSON, TAGGED_LETTER_JSON } from './documents.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const ROUND_MS = Number(process.env.BENCH_ROUND_SECONDS ?? 1.2) * 1000;
@@ -26,20 +26,9 @@ const dejavu = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts
 /** What the server sends a worker for a client with these two registered families (RenderOptions.fonts). */
 const REGISTERED: Partial<RenderOptions> = { fonts: { Brand: join(dejavu, 'DejaVuSerif.ttf'), 'Brand Bold': join(dejavu, 'DejaVuSerif-Bold.ttf') } };
 
-/** The letter in the registered families, regular and bold (a registered family is one face), as bench/pairs.ts sends it. */
-function registeredLetter(): Buffer {
-  let bold = false;
-  const operations = LETTER.operations.map((op) => {
-    if (op.type !== 'set_font') return op;
-    bold = 'bold' in op ? op.bold === true : bold;
-    return { ...op, family: bold ? 'Brand Bold' : 'Brand', bold: false };
-  });
-  return Buffer.from(JSON.stringify({ ...LETTER, operations }), 'utf8');
-}
-
 const SIDES: ReadonlyArray<readonly [string, Buffer, Partial<RenderOptions>]> = [
   ['untagged', LETTER_JSON, {}],
-  ['registered fonts, untagged', registeredLetter(), REGISTERED],
+  ['registered fonts, untagged', REGISTERED_LETTER_JSON, REGISTERED],
   ['embedded fonts, untagged (pdf_a 2b)', EMBEDDED_LETTER_JSON, {}],
   ['tagged', TAGGED_LETTER_JSON, {}],
 ];
