@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
-import { CALLS_PER_INSTANCE, instancesCreated } from '../workers/seams/qpdf.js';
+import { CALLS_PER_INSTANCE, instancesCreated, modulesCompiled } from '../workers/seams/qpdf.js';
 import { linearize, type LinearizeResult } from '../workers/linearize/task.js';
 import { countSignatures, hasPdfHeader, linearizedPageCount, looksTruncated, mentionsEncryption } from '../workers/untrusted/pdf-scan.js';
 import { qpdfMessages, summarizeMessages } from '../workers/seams/qpdf-messages.js';
@@ -58,6 +58,8 @@ test('2,000 linearizations in a row on one thread, recycling qpdf instances', as
   // One qpdf call per linearization, CALLS_PER_INSTANCE calls per instance,
   // and no more: an instance that trapped would have been replaced early.
   assert.ok(instances >= Math.floor(runs / CALLS_PER_INSTANCE) && instances <= Math.ceil(runs / CALLS_PER_INSTANCE) + 1, `${instances} instances for ${runs} runs`);
+  // Every instance instantiated the one module this thread compiled (a new compile each was half an instance's cost).
+  assert.equal(modulesCompiled(), 1);
   for (const out of [first, last]) {
     assert.ok(out !== undefined);
     const { stdout } = await withFile(out, (path) => run('qpdf', ['--check-linearization', path]));
