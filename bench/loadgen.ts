@@ -7,6 +7,7 @@
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { RawConnection, requestHead } from './raw-http.js';
 import { Samples, round, type Latency } from './stats.js';
 
 export interface LoadOptions {
@@ -23,9 +24,15 @@ export interface LoadOptions {
    * every intervalMs, as a balancer's health checker does.
    */
   readonly intervalMs?: number;
+  /**
+   * `raw`: each connection is a bare keep-alive socket (raw-http.ts) rather
+   * than node:http's client, which costs the load generator's process a
+   * millisecond or more a request on the cores the server shares.
+   */
+  readonly client?: 'node' | 'raw';
 }
 
-export interface OpenLoadOptions extends Omit<LoadOptions, 'connections' | 'intervalMs'> {
+export interface OpenLoadOptions extends Omit<LoadOptions, 'connections' | 'intervalMs' | 'client'> {
   /** Arrivals per second, whatever the answers: an open loop, as independent clients behave. */
   readonly ratePerSecond: number;
   /** Sockets at most; an arrival finding none free waits for one (and its wait counts in its latency). */
@@ -113,15 +120,32 @@ function summarizeLoad(byStatus: Map<number, Samples>, errors: number, seconds: 
   return { seconds: round(seconds, 2), total, errors, byStatus: figures };
 }
 
+/** One request on a raw connection of its own per closed-loop connection (raw-http.ts). */
+function rawSender(options: Pick<LoadOptions, 'url' | 'method' | 'headers' | 'body'>): { send: () => Promise<number>; close: () => void } {
+  const url = new URL(options.url);
+  const target = { host: url.hostname, port: Number(url.port), method: options.method, path: url.pathname + url.search, headers: options.headers };
+  const head = requestHead(target);
+  const bodyOf = typeof options.body === 'function' ? options.body : () => options.body as Buffer | undefined;
+  const connection = new RawConnection(target);
+  return { send: () => connection.send(head, bodyOf()), close: () => connection.close() };
+}
+
 export async function generateLoad(options: LoadOptions): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.connections });
-  const send = sender(options, agent);
+  const shared = sender(options, agent);
+  const raws: Array<{ close: () => void }> = [];
   const byStatus = new Map<number, Samples>();
   let errors = 0;
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
 
   const connection = async () => {
+    let send = shared;
+    if (options.client === 'raw') {
+      const raw = rawSender(options);
+      raws.push(raw);
+      send = raw.send;
+    }
     let slot = performance.now();
     while (performance.now() < deadline) {
       if (options.intervalMs !== undefined) {
@@ -144,6 +168,7 @@ export async function generateLoad(options: LoadOptions): Promise<LoadResult> {
     await Promise.all(Array.from({ length: options.connections }, connection));
   } finally {
     agent.destroy();
+    for (const raw of raws) raw.close();
   }
   return summarizeLoad(byStatus, errors, (performance.now() - started) / 1000);
 }
