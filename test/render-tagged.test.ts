@@ -115,6 +115,34 @@ test('render with output.tagged', async (t) => {
     assert.deepEqual((await accessibility(pdf)).failures, []);
   });
 
+  await t.test('figures carry a Layout BBox: the image\'s box on its page, within its clip for a cover fit', async () => {
+    const metadata = { title: 'Figures', language: 'en' };
+    const pdf = await renderPdf(server.base, { metadata, output: { tagged: true }, margin: 50, operations: [{ type: 'add_image', data: image, alt: 'Logo', width: 40, height: 20, fit: 'cover' }, { type: 'add_html', html: `<p><img src="data:image/png;base64,${image}" alt="Red" width="30"></p>` }] });
+    const tree = await pdfStructure(pdf);
+    const boxes = tree.filter((line) => line.text.startsWith('/BBox')).map((line) => line.text);
+    // A4 is 841.89 pt tall: the first image's box is 40 × 20 at the top-left margin, the cover fit clipped to it.
+    assert.equal(boxes[0], '/BBox [50 771.89 90 791.89]');
+    assert.equal(boxes.length, 2);
+    assert.deepEqual(roles(tree).filter((role) => role === 'Figure').length, 2);
+    assert.deepEqual((await accessibility(pdf)).failures, []);
+  });
+
+  await t.test('a link in a table header repeated on later pages: its annotation on every page belongs to the one Link, its repeated text stays an artifact', async () => {
+    const rows = Array.from({ length: 80 }, (_, i) => `<tr><td>Row ${i}</td><td>${i}</td></tr>`).join('');
+    const html = `<table><thead><tr><th><a href="https://example.com/items">Item</a></th><th>Price</th></tr></thead><tbody>${rows}</tbody></table>`;
+    const pdf = await renderPdf(server.base, { metadata: { title: 'Items', language: 'en' }, output: { tagged: true }, operations: [{ type: 'add_html', html }] });
+    assert.equal((await pdfInfo(pdf)).Pages, '3');
+    const tree = await pdfStructure(pdf);
+    const links = tree.flatMap((line, index) => (line.role === 'Link' ? [index] : []));
+    assert.equal(links.length, 1);
+    const kids = kidsOf(tree, links[0] as number);
+    // One annotation per page (an object reference each), and the text once: the repeats are artifacts.
+    assert.equal(kids.filter((line) => /^Object \d+ \d+$/.test(line.text)).length, 3);
+    assert.equal(count(roles(tree), 'TH'), 2);
+    // Before, the repeats' annotations were outside the tree (7.18.1-2, 7.18.5-1, 7.18.5-2 on pages 2 and 3).
+    assert.deepEqual((await accessibility(pdf)).failures, []);
+  });
+
   for (const level of ['2b', '2u'] as const) {
     await t.test(`tagged with pdf_a ${level}: compliant by compliance-check and by check-accessibility`, async () => {
       for (const document of [documents.letter, documents.article]) {
@@ -145,6 +173,10 @@ test('render with output.tagged', async (t) => {
   await t.test('tagged without a title or a language: 422 naming both', async () => {
     assert.deepEqual(await problem({ output: { tagged: true }, operations: [{ type: 'add_text', text: 'x' }] }), ['metadata.title REQUIRED', 'metadata.language REQUIRED']);
     assert.deepEqual(await problem({ output: { tagged: true }, metadata: { title: ' ', language: 'en' }, operations: [{ type: 'add_text', text: 'x' }] }), ['metadata.title REQUIRED']);
+    // A job is refused at submission, not failed later.
+    const job = await readProblem(await postJson(server.base, '/api/v1/jobs', { output: { tagged: true }, metadata: { language: 'en' }, operations: [{ type: 'add_text', text: 'x' }] }));
+    assert.equal(job.status, 422);
+    assert.deepEqual(job.errors?.map((e) => `${e.field} ${e.code}`), ['metadata.title REQUIRED']);
   });
 
   await t.test('tagged with an image without alt: 422 on add_image alt, or on the html of an <img>', async () => {

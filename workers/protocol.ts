@@ -191,6 +191,8 @@ export interface SessionOperationOptions {
   readonly type: string;
   readonly pageSize: string;
   readonly orientation: string;
+  /** The session renders tagged (output.tagged): the operation must carry what a tagged render requires (an image's alt). */
+  readonly tagged?: boolean;
 }
 
 /** Options of the `image-compress` task, set by the server's configuration. */

@@ -67,6 +67,9 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
         last_activity_at: session.lastActivityAt,
         page_size: session.pageSize,
         orientation: session.orientation,
+        // Small control objects the creation gave (at most MAX_CREATE_BYTES), echoed as given.
+        ...(session.metadata === undefined ? {} : { metadata: JSON.parse(session.metadata) as unknown }),
+        ...(session.output === undefined ? {} : { output: JSON.parse(session.output) as unknown }),
       }),
       { requestId: context.requestId, receivedAt: context.receivedAt, apiVersion: deps.apiVersion },
     ),
@@ -117,8 +120,11 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
         });
       }
       const options = parseCreate(context);
-      // Page size and orientation are checked by the render schema itself, in a worker.
-      const probe = Buffer.from(JSON.stringify({ page_size: options.pageSize, orientation: options.orientation, operations: [{ type: 'add_page' }] }));
+      // Page size, orientation, metadata and output are checked by the render schema itself, in a worker
+      // (a tagged session's title and language too), so a session that could never render is refused now.
+      const probe = Buffer.from(
+        JSON.stringify({ page_size: options.pageSize, orientation: options.orientation, metadata: options.metadata, output: options.output, operations: [{ type: 'add_page' }] }),
+      );
       const buffer = new ArrayBuffer(probe.byteLength);
       new Uint8Array(buffer).set(probe);
       await dispatch(deps.pool, context, 'validate', {}, { buffer, length: probe.byteLength });
@@ -134,6 +140,8 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
         lastActivityAt: now,
         operationCount: 0,
         bytes: 0,
+        ...(options.metadata === undefined ? {} : { metadata: JSON.stringify(options.metadata) }),
+        ...(options.output === undefined ? {} : { output: JSON.stringify(options.output) }),
       };
       await store.create(session);
       return { ...answer(context, 201, session), headers: [['Location', `/api/v1/sessions/${session.id}`]] };
@@ -148,7 +156,8 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
     async handle(context) {
       const session = active(await own(context));
       if (session.operationCount >= deps.maxOperations) throw full();
-      const options: SessionOperationOptions = { type, pageSize: session.pageSize, orientation: session.orientation };
+      // A tagged session checks what a tagged render requires of an operation (an image's alt) as it is added, not at the render.
+      const options: SessionOperationOptions = { type, pageSize: session.pageSize, orientation: session.orientation, tagged: isTagged(session) };
       const value = await dispatch(deps.pool, context, 'session-operation', options);
       // The session may have ended, or filled up, while the worker validated: the store checks again as it appends.
       const appended = await store.append(session.id, Buffer.from(value.body).toString('utf8'), { maxOperations: deps.maxOperations, maxBytes: deps.maxBytes });
@@ -202,7 +211,8 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
         try {
           const operations = (await store.operations(session.id)) ?? [];
           // The stored operations are already-validated JSON: spliced, not parsed again.
-          const request = `{"page_size":${JSON.stringify(session.pageSize)},"orientation":${JSON.stringify(session.orientation)},"operations":[${operations.length > 0 ? operations.join(',') : '{"type":"add_page"}'}]}`;
+          const settings = `${session.metadata === undefined ? '' : `,"metadata":${session.metadata}`}${session.output === undefined ? '' : `,"output":${session.output}`}`;
+          const request = `{"page_size":${JSON.stringify(session.pageSize)},"orientation":${JSON.stringify(session.orientation)}${settings},"operations":[${operations.length > 0 ? operations.join(',') : '{"type":"add_page"}'}]}`;
           const bytes = Buffer.from(request, 'utf8');
           const buffer = new ArrayBuffer(bytes.byteLength);
           new Uint8Array(buffer).set(bytes);
@@ -233,9 +243,16 @@ interface CreateOptions {
   readonly pageSize: string;
   readonly orientation: string;
   readonly documentId: string | undefined;
+  /** RenderRequest's metadata and output, checked by the worker's render schema. */
+  readonly metadata?: object;
+  readonly output?: object;
 }
 
-/** SessionCreateRequest: page_size (default A4), orientation (default portrait), document_id; all optional. */
+function isTagged(session: SessionRecord): boolean {
+  return session.output !== undefined && (JSON.parse(session.output) as { tagged?: unknown }).tagged === true;
+}
+
+/** SessionCreateRequest: page_size (default A4), orientation (default portrait), document_id, metadata, output; all optional. */
 function parseCreate(context: RouteContext): CreateOptions {
   const { body } = context;
   if (body.length === 0) return { pageSize: 'A4', orientation: 'portrait', documentId: undefined };
@@ -251,9 +268,12 @@ function parseCreate(context: RouteContext): CreateOptions {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalid('(body)', 'INVALID_TYPE', 'The body must be a JSON object.');
   }
-  const { page_size: pageSize = 'A4', orientation = 'portrait', document_id: documentId, ...rest } = value as Record<string, unknown>;
+  const { page_size: pageSize = 'A4', orientation = 'portrait', document_id: documentId, metadata, output, ...rest } = value as Record<string, unknown>;
   const unknown = Object.keys(rest)[0];
-  if (unknown !== undefined) throw invalid(unknown.slice(0, 64), 'UNKNOWN_FIELD', 'Unknown field; the fields are page_size, orientation and document_id.');
+  if (unknown !== undefined) throw invalid(unknown.slice(0, 64), 'UNKNOWN_FIELD', 'Unknown field; the fields are page_size, orientation, document_id, metadata and output.');
+  for (const [field, given] of [['metadata', metadata], ['output', output]] as const) {
+    if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) throw invalid(field, 'INVALID_TYPE', 'must be an object, as in a RenderRequest');
+  }
   if (typeof pageSize !== 'string') throw invalid('page_size', 'INVALID_TYPE', 'must be a string such as A4');
   if (typeof orientation !== 'string') throw invalid('orientation', 'INVALID_TYPE', 'must be portrait or landscape');
   // The worker checks the name; here it is only spelt the way the API spells it (a5 → A5, LETTER → Letter).
@@ -263,7 +283,7 @@ function parseCreate(context: RouteContext): CreateOptions {
   if (documentId !== undefined && (typeof documentId !== 'string' || !DOCUMENT_ID.test(documentId))) {
     throw invalid('document_id', 'INVALID_FORMAT', 'must be 1-128 of A-Z a-z 0-9 . _ : -');
   }
-  return { pageSize: canonical, orientation, documentId };
+  return { pageSize: canonical, orientation, documentId, ...(metadata === undefined ? {} : { metadata: metadata as object }), ...(output === undefined ? {} : { output: output as object }) };
 }
 
 function invalid(field: string, code: string, message: string): HttpProblem {

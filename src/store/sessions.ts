@@ -26,6 +26,9 @@ export interface SessionRecord {
   readonly operationCount: number;
   /** Total bytes of the operations, bounded so that the replayed request fits a request body. */
   readonly bytes: number;
+  /** The creation's `metadata` and `output` (RenderRequest fields), as validated JSON text: the render replays them. */
+  readonly metadata?: string;
+  readonly output?: string;
 }
 
 export interface SessionLimits {

@@ -68,6 +68,8 @@ export class PageCanvas {
   #lineY = 0;
   #state: GraphicsState = { fill: '0 0 0', stroke: '0 0 0', lineWidth: '1' };
   readonly #saved: GraphicsState[] = [];
+  /** The clip rectangles clip() set, innermost last, in PDF space (x1 y1 x2 y2): a Figure's box is its image within them. */
+  readonly #clips: [number, number, number, number][] = [];
   /** Marked content of a tagged render (output.tagged); undefined otherwise. */
   readonly #marks: PageMarks | undefined;
 
@@ -144,6 +146,7 @@ export class PageCanvas {
     this.#mark('content');
     this.#endText();
     this.#images.add(image);
+    this.#figureBox(x, this.height - top - height, x + width, this.height - top);
     this.#ops.push(`q ${n(width)} 0 0 ${n(height)} ${n(x)} ${n(this.height - top - height)} cm /${image.key} Do Q`);
   }
 
@@ -153,7 +156,16 @@ export class PageCanvas {
     this.#mark('content');
     this.#endText();
     this.#saved.push({ ...this.#state });
+    this.#clips.push([x, this.height - top - height, x + width, this.height - top]);
     this.#ops.push(`q ${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re W n`);
+  }
+
+  /** Gives the Figure the image is drawn for (tagged renders) its box: the image's rectangle, within the clip around it. */
+  #figureBox(x1: number, y1: number, x2: number, y2: number): void {
+    const figure = this.structure?.target;
+    if (figure === undefined || !('role' in figure) || figure.role !== 'Figure') return;
+    const clip = this.#clips[this.#clips.length - 1];
+    figure.bbox = clip === undefined ? [x1, y1, x2, y2] : [Math.max(x1, clip[0]), Math.max(y1, clip[1]), Math.min(x2, clip[2]), Math.min(y2, clip[3])];
   }
 
   /**
@@ -179,6 +191,7 @@ export class PageCanvas {
 
   restore(): void {
     this.#endText();
+    this.#clips.pop();
     this.#state = this.#saved.pop() ?? this.#state;
     this.#ops.push('Q');
   }

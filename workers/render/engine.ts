@@ -100,7 +100,7 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
  * language (7.2): both come from the request, as the engine cannot know
  * either. Every missing field is named at once.
  */
-function checkTaggedMetadata(metadata: RenderRequest['metadata']): void {
+export function checkTaggedMetadata(metadata: RenderRequest['metadata']): void {
   const errors: FieldError[] = [];
   if (metadata?.title === undefined || metadata.title.trim() === '') {
     errors.push({ field: 'metadata.title', code: 'REQUIRED', message: 'a tagged PDF (output.tagged) shows its title in the window bar: give the document a title' });

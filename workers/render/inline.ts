@@ -17,6 +17,7 @@ import { paragraphLevels, reorder, visualRuns, visualSegment, type Direction } f
 import type { PageCanvas, Rgb } from './canvas.js';
 import type { FontBook, FontChoice, Run } from './fonts.js';
 import { breakOpportunities } from './line-breaks.js';
+import type { Structure } from './tagging/structure.js';
 
 export interface TextStyle extends FontChoice {
   readonly size: number;
@@ -386,8 +387,10 @@ export function drawPiece(canvas: PageCanvas, runs: readonly Run[], x: number, b
   }
   const structure = canvas.structure;
   const owner = structure?.link(style.link);
-  if (owner !== undefined) structure?.enter(owner);
+  // A link drawn again as an artifact (a repeated table header) gives its annotation to the Link the tree has, not its text.
+  const text = owner !== undefined && !('artifact' in (structure as Structure).target) ? owner : undefined;
+  if (text !== undefined) structure?.enter(text);
   canvas.text(runs, x, baseline, style.size, style.color, style);
   canvas.link(x, top, width, height, style.link, owner);
-  if (owner !== undefined) structure?.close();
+  if (text !== undefined) structure?.close();
 }

@@ -2,12 +2,15 @@
 // is the route's payload (a JSON object of the operation's fields); the
 // route decides the type, so a payload cannot smuggle in another one. The
 // operation is validated exactly as inside a RenderRequest, and its
-// normalised JSON is returned for the session to keep and replay.
+// normalised JSON is returned for the session to keep and replay. In a
+// tagged session an image must carry its alt (tagging/alt-check.ts).
 import { performance } from 'node:perf_hooks';
 import type { FieldError, Outcome, SessionOperationOptions, TaskInput } from '../protocol.js';
 import { readJsonRequest, refuse } from '../task/json-request.js';
 import { movable, ownBuffer } from '../task/transfer.js';
+import { summarize } from '../task/validation.js';
 import { RenderRequest, normalizeAliases } from './schema.js';
+import { missingAlt } from './tagging/alt-check.js';
 
 const PREFIX = 'operations[0].';
 
@@ -30,6 +33,8 @@ export async function sessionOperation(input: TaskInput<SessionOperationOptions>
     fieldPath: (path) => (path.startsWith(PREFIX) ? path.slice(PREFIX.length) : path),
   });
   if (!read.ok) return { ok: false, code: read.code, detail: read.detail, ...(read.errors === undefined ? {} : { errors: read.errors }), timings: timings() };
+  const refused = input.options.tagged === true ? missingAlt(read.value.operations[0] as { type: string } & Record<string, unknown>, '') : undefined;
+  if (refused !== undefined) return { ok: false, code: 'invalid', detail: summarize([refused]), errors: [refused], timings: timings() };
   const json = new TextEncoder().encode(JSON.stringify(operation));
   return movable({ ok: true, value: { body: ownBuffer(json), mediaType: 'application/json' }, timings: timings() });
 }

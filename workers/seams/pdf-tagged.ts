@@ -28,6 +28,8 @@ export interface StructureNode {
   /** Table attributes (§14.8.5.7): a header cell's scope, a cell's column span. */
   readonly scope?: 'Column' | 'Row';
   readonly colSpan?: number;
+  /** Layout attribute (§14.8.5.4.3) of a Figure: its box on its page (x1 y1 x2 y2, default user space). */
+  readonly bbox?: readonly [number, number, number, number];
 }
 
 export interface StructureTree {
@@ -96,6 +98,9 @@ export function writeStructure(doc: PDFDocument, tree: StructureTree, pages: Tag
       if (node.scope !== undefined) attributes.set(PDFName.of('Scope'), PDFName.of(node.scope));
       if (node.colSpan !== undefined) attributes.set(PDFName.of('ColSpan'), PDFNumber.of(node.colSpan));
       dict.set(PDFName.of('A'), attributes);
+    } else if (node.bbox !== undefined) {
+      // PDF/UA checkers (veraPDF, PAC) and readers that show a figure's place look for a BBox on Figures.
+      dict.set(PDFName.of('A'), context.obj({ O: 'Layout', BBox: node.bbox.map((value) => PDFNumber.of(Math.round(value * 100) / 100)) }));
     }
     context.assign(ref, dict);
     // Pushed in reverse so the kids are written in reading order (only object numbers depend on it).

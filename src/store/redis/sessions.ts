@@ -108,6 +108,8 @@ export class RedisSessionStore implements SessionStore {
           last: now,
           count: 0,
           bytes: 0,
+          ...(record.metadata === undefined ? {} : { metadata: record.metadata }),
+          ...(record.output === undefined ? {} : { output: record.output }),
         })
         .pexpire(hash, 2 * this.idleMs)
         .zadd(owned, now, record.id)
@@ -136,6 +138,8 @@ export class RedisSessionStore implements SessionStore {
       lastActivityAt: new Date(last).toISOString(),
       operationCount: Number(fields.count),
       bytes: Number(fields.bytes),
+      ...(fields.metadata === undefined ? {} : { metadata: fields.metadata }),
+      ...(fields.output === undefined ? {} : { output: fields.output }),
     };
   }
 

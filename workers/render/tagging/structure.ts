@@ -17,6 +17,8 @@ export interface Element {
   readonly colSpan?: number;
   /** A Link's target, so consecutive pieces of one link share the element. */
   readonly uri?: string;
+  /** A Figure's box on its page in PDF space (x1 y1 x2 y2), set by the canvas as it draws the image. */
+  bbox?: readonly [number, number, number, number];
 }
 
 export interface PendingContent {
@@ -34,6 +36,8 @@ export type ElementOptions = Pick<Element, 'alt' | 'scope' | 'colSpan' | 'uri'>;
 /** Content outside the tree: `Pagination` for what repeats on every page (ISO 32000-1 §14.8.2.2.2), untyped for decoration. */
 export interface Artifact {
   readonly artifact: 'Pagination' | undefined;
+  /** The element a repeat draws again (a table header cell on a later page): its links' annotations belong to that element's Link. */
+  readonly repeats?: Element;
 }
 
 export const PAGINATION: Artifact = Object.freeze({ artifact: 'Pagination' });
@@ -84,8 +88,13 @@ export class Structure {
    * its continuation on the next line), else a new one.
    */
   link(uri: string): Element | undefined {
-    // A link drawn as an artifact (in a repeated table header) stays outside the tree.
-    if ('artifact' in this.target) return undefined;
+    const target = this.target;
+    if ('artifact' in target) {
+      // A link drawn again as an artifact (a table header repeated on a later page): its text stays out of the
+      // tree, but its annotation, which is real and clickable there, joins the Link of the header the tree has
+      // (PDF/UA-1 7.18.1 asks every annotation be in the tree; an OBJR names its own page). Other artifacts have no links.
+      return target.repeats === undefined ? undefined : linkWithin(target.repeats, uri);
+    }
     const container = this.#container();
     const last = container.kids[container.kids.length - 1];
     if (last !== undefined && 'role' in last && last.role === 'Link' && last.uri === uri) return last;
@@ -105,6 +114,7 @@ export class Structure {
       ...(element.alt === undefined ? {} : { alt: element.alt }),
       ...(element.scope === undefined ? {} : { scope: element.scope }),
       ...(element.colSpan === undefined ? {} : { colSpan: element.colSpan }),
+      ...(element.bbox === undefined ? {} : { bbox: element.bbox }),
       kids: element.kids.map((kid): StructureNode | ContentKid | AnnotationKid => {
         if ('role' in kid) return convert(kid);
         if ('mcid' in kid) return { page: pageIndex(kid.page), mcid: kid.mcid };
@@ -122,4 +132,18 @@ export class Structure {
     }
     return this.root;
   }
+}
+
+/** The first Link to `uri` among the element's descendants (a cell's text may sit in a P inside it). */
+function linkWithin(element: Element, uri: string): Element | undefined {
+  const stack: Element[] = [element];
+  while (stack.length > 0) {
+    const next = stack.pop() as Element;
+    if (next.role === 'Link' && next.uri === uri) return next;
+    for (let i = next.kids.length - 1; i >= 0; i--) {
+      const kid = next.kids[i] as Element | PendingContent | PendingAnnotation;
+      if ('role' in kid) stack.push(kid);
+    }
+  }
+  return undefined;
 }

@@ -28,11 +28,12 @@ export class TableTags {
 
   /** Enters where cell `index` of `row` is drawn: its element, or an artifact for a repeated header. Leave with leave(). */
   enterCell(row: Row, index: number, repeated: boolean): void {
+    let cells = this.#cells.get(row);
     if (repeated) {
-      this.structure.enter(PAGINATION);
+      const original = cells?.[index];
+      this.structure.enter(original === undefined ? PAGINATION : { ...PAGINATION, repeats: original });
       return;
     }
-    let cells = this.#cells.get(row);
     if (!this.#data) {
       // One P per cell with text, made when its first line is drawn.
       if (cells === undefined) this.#cells.set(row, (cells = []));
