@@ -8,6 +8,15 @@
 // CPU and Platen's above the floor: the part of the main thread's cost the
 // pipeline itself adds, which a change to it must move. Under a minute.
 //
+// What the floor is made of, from two more floor servers in the same rounds
+// (floor-server.ts modes): `threads`, the task on plain worker_threads with
+// one message each way (floor minus this: Piscina's own bookkeeping), and
+// `http`, uWebSockets.js answering a PDF-sized body with no thread at all
+// (threads minus this: the hand-off; this: HTTP and the socket). A request's
+// main-thread cost falls as the rate rises (more requests per wake-up of the
+// event loop), so `http` is paced at the rate Platen reached in the same
+// round; the render servers are driven closed-loop.
+//
 // MAIN_THREAD_RATE=<requests/s> paces the load (per-request cost falls as
 // the rate rises, so two builds compare at one rate); MAIN_THREAD_PROFILE=<dir>
 // starts Platen with --cpu-prof (one .cpuprofile per thread, at its exit).
@@ -50,7 +59,7 @@ function userAndSystem(pid: number): { user: number; system: number } {
   return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
 }
 
-function load(server: ChildServer, seconds: number) {
+function load(server: ChildServer, seconds: number, perSecond = rate) {
   const connections = saturation(settings);
   return generateLoad({
     url: server.base + RENDER_PATH,
@@ -59,14 +68,14 @@ function load(server: ChildServer, seconds: number) {
     body: LETTER_JSON,
     connections,
     seconds,
-    ...(rate === undefined ? {} : { intervalMs: (connections * 1000) / rate }),
+    ...(perSecond === undefined ? {} : { intervalMs: (connections * 1000) / perSecond }),
   });
 }
 
-async function round(server: ChildServer): Promise<Round> {
+async function round(server: ChildServer, perSecond = rate): Promise<Round> {
   const before = threadTimes(server.pid);
   const mainBefore = userAndSystem(server.pid);
-  const result = await load(server, roundSeconds);
+  const result = await load(server, roundSeconds, perSecond);
   const mainAfter = userAndSystem(server.pid);
   const split = cpuSplit(server.pid, before, threadTimes(server.pid), settings.workers);
   const requests = result.byStatus['200']?.count ?? 0;
@@ -87,25 +96,57 @@ function summary(rounds: readonly Round[]) {
   };
 }
 
+async function startFloor(mode: 'pool' | 'threads' | 'http'): Promise<ChildServer> {
+  const port = await freePort();
+  return spawnServer({ script: FLOOR, port, args: [String(port), String(settings.workers), mode], env: { PATH: process.env.PATH ?? '' } });
+}
+
 const platen = await startPlaten(settings, {}, profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profileDir}`]);
-const floorPort = await freePort();
-const floor = await spawnServer({ script: FLOOR, port: floorPort, args: [String(floorPort), String(settings.workers)], env: { PATH: process.env.PATH ?? '' } }).catch(async (error: unknown) => {
-  await platen.stop();
-  throw error;
-});
+const floors: ChildServer[] = [];
 try {
+  for (const mode of ['pool', 'threads', 'http'] as const) floors.push(await startFloor(mode));
+  const [floor, threads, http] = floors as [ChildServer, ChildServer, ChildServer];
   await checkRender(platen.base);
   await checkRender(floor.base);
-  for (const server of [platen, floor]) await load(server, settings.warmupSeconds);
+  await checkRender(threads.base);
+  for (const server of [platen, floor, threads]) await load(server, settings.warmupSeconds);
+  await load(http, settings.warmupSeconds, 1000);
   const platenRounds: Round[] = [];
   const floorRounds: Round[] = [];
+  const threadsRounds: Round[] = [];
+  const httpRounds: Round[] = [];
   for (let i = 0; i < rounds; i++) {
-    platenRounds.push(await round(platen));
+    const platenRound = await round(platen);
+    platenRounds.push(platenRound);
     floorRounds.push(await round(floor));
+    threadsRounds.push(await round(threads));
+    httpRounds.push(await round(http, rate ?? platenRound.requests / roundSeconds));
   }
   const a = summary(platenRounds);
   const b = summary(floorRounds);
-  console.log(JSON.stringify({ rate: rate ?? 'saturation', rounds, round_seconds: roundSeconds, platen: a, floor: b, platen_above_floor_us: a.main_us - b.main_us }, null, 1));
+  const t = summary(threadsRounds);
+  const h = summary(httpRounds);
+  console.log(
+    JSON.stringify(
+      {
+        rate: rate ?? 'saturation',
+        rounds,
+        round_seconds: roundSeconds,
+        platen: a,
+        floor: b,
+        platen_above_floor_us: a.main_us - b.main_us,
+        floor_parts: {
+          threads: t,
+          http: { ...h, workers_us: undefined, main_to_workers_pct: undefined, main_to_platen_workers_pct: Math.round((1000 * h.main_us) / a.workers_us) / 10 },
+          piscina_us: b.main_us - t.main_us,
+          thread_hand_off_us: t.main_us - h.main_us,
+          http_us: h.main_us,
+        },
+      },
+      null,
+      1,
+    ),
+  );
 } finally {
-  await Promise.all([platen.stop(), floor.stop()]);
+  await Promise.all([platen.stop(), ...floors.map((floor) => floor.stop())]);
 }
