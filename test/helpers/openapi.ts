@@ -280,6 +280,18 @@ function preview(value: unknown): string {
   return text === undefined ? String(value) : text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
 
+/** A binary body checked to be a PDF (by its first bytes). */
+export function pdfBytes(body: unknown): Uint8Array {
+  assert.ok(body instanceof Uint8Array, 'expected a binary body');
+  assert.equal(new TextDecoder().decode(body.subarray(0, 5)), '%PDF-', 'the body is not a PDF');
+  return body;
+}
+
+/** The contract's components.schemas, by name. */
+export function componentSchemas(contract: Contract): Record<string, Node> {
+  return resolve(contract, { $ref: '#/components/schemas' }) as Record<string, Node>;
+}
+
 export function isNode(value: unknown): value is Node {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
