@@ -19,13 +19,14 @@ export class CustomFont implements Font {
    * Each glyph this document's texts have drawn: its glyph id in the face →
    * its code in the content stream (4 hex digits of its glyph id in the
    * subset, which numbers glyphs in the order texts first draw them).
-   * Encoding a text of glyphs already here is lookups; pdf-lib's encodeText
-   * (a layout, a subset inclusion and a hex conversion per glyph, a hex
-   * string object per text) runs only for a text with a glyph new to the
-   * document, and records them. It was ~9% of a letter in registered fonts
+   * Encoding a text is lookups, and a glyph new to the document is put in
+   * the subset as pdf-lib's encodeText puts it; encodeText itself (a
+   * layout, a subset inclusion and a hex conversion per glyph, a hex
+   * string object per text) was ~9% of a letter in registered fonts
    * (profiled for issue 14).
    */
   readonly #codes = new Map<number, string>();
+  readonly #embedder: SubsetEmbedder | undefined;
 
   constructor(
     readonly native: PDFFont,
@@ -34,7 +35,9 @@ export class CustomFont implements Font {
     readonly key: string,
     readonly ascent: number,
     readonly descent: number,
-  ) {}
+  ) {
+    this.#embedder = subsetEmbedderOf(native);
+  }
 
   covers(codePoint: number): boolean {
     return this.parsed.covers(codePoint);
@@ -59,23 +62,28 @@ export class CustomFont implements Font {
 
   #encode(text: string): string {
     const glyphs = this.parsed.shape(text).glyphs;
+    const embedder = this.#embedder;
+    if (embedder === undefined) return this.native.encodeText(text).toString();
     const codes = this.#codes;
     let hex = '<';
     for (let i = 0; i < glyphs.length; i++) {
-      const code = codes.get((glyphs[i] as { id: number }).id);
-      if (code === undefined) return this.#encodeNew(text, glyphs);
-      hex += code;
+      const glyph = glyphs[i] as Glyph;
+      hex += codes.get(glyph.id) ?? this.#include(embedder, glyph);
     }
     return `${hex}>`;
   }
 
-  /** pdf-lib includes the new glyphs in the subset; its codes for every glyph of the text are remembered. */
-  #encodeNew(text: string, glyphs: Shaped['glyphs']): string {
-    const hex = this.native.encodeText(text).toString();
-    // `<` + 4 hex digits per glyph + `>`: the same layout (memoized) gave the same glyphs.
-    if (hex.length !== glyphs.length * 4 + 2) throw new Error(`pdf: ${glyphs.length} glyphs encoded as ${hex.length} characters`);
-    for (let i = 0; i < glyphs.length; i++) this.#codes.set((glyphs[i] as { id: number }).id, hex.slice(1 + 4 * i, 5 + 4 * i));
-    return hex;
+  /** What pdf-lib's CustomFontSubsetEmbedder.encodeText does for each glyph, for a glyph new to the document. */
+  #include(embedder: SubsetEmbedder, glyph: Glyph): string {
+    const id = embedder.subset.includeGlyph(glyph);
+    if (typeof id !== 'number') throw new Error('pdf: fontkit subset.includeGlyph() did not return a glyph id');
+    embedder.glyphs[id - 1] = glyph;
+    embedder.glyphIdMap.set(glyph.id, id);
+    embedder.glyphCache.invalidate();
+    // As pdf-lib writes it (toHexStringOfMinLength): upper case, at least 4 digits.
+    const code = id.toString(16).toUpperCase().padStart(4, '0');
+    this.#codes.set(glyph.id, code);
+    return code;
   }
 
   /** fontkit reads some tables (GSUB, GPOS, glyph outlines) only for the texts that need them: a damaged one is the font's fault. */
@@ -86,4 +94,32 @@ export class CustomFont implements Font {
       throw new FontError(`the font "${this.name}" cannot lay out this text: its layout tables (glyph substitution or positioning) or an outline are damaged; try another build of the font`, libraryText(error));
     }
   }
+}
+
+type Glyph = Shaped['glyphs'][number];
+
+/**
+ * The parts of pdf-lib's CustomFontSubsetEmbedder that its encodeText
+ * changes: the fontkit subset, the subset's glyphs (for the widths and the
+ * ToUnicode CMap), the glyph id map and the cache of glyphs it invalidates.
+ * Checked when a font is embedded: a pdf-lib whose embedder differs gets
+ * its own encodeText called instead (slower, the same output).
+ */
+interface SubsetEmbedder {
+  readonly subset: { includeGlyph(glyph: Glyph): number };
+  readonly glyphs: Glyph[];
+  readonly glyphIdMap: Map<number, number>;
+  readonly glyphCache: { invalidate(): void };
+}
+
+function subsetEmbedderOf(native: PDFFont): SubsetEmbedder | undefined {
+  const embedder = (native as unknown as { embedder?: Partial<Record<keyof SubsetEmbedder, unknown>> }).embedder;
+  if (embedder === undefined || embedder === null) return undefined;
+  const { subset, glyphs, glyphIdMap, glyphCache } = embedder;
+  const fits =
+    typeof (subset as { includeGlyph?: unknown } | undefined)?.includeGlyph === 'function' &&
+    Array.isArray(glyphs) &&
+    glyphIdMap instanceof Map &&
+    typeof (glyphCache as { invalidate?: unknown } | undefined)?.invalidate === 'function';
+  return fits ? (embedder as SubsetEmbedder) : undefined;
 }

@@ -21,9 +21,19 @@ const deflated = new WeakMap<Uint8Array, Buffer>();
 const CMAP_START = '/CIDInit /ProcSet findresource begin';
 const deflatedCmaps = new BoundedMap<string, Buffer>(512, 16 * 1024 * 1024, (cmap, out) => cmap.length + out.byteLength);
 
+/**
+ * Content streams (the operators we write) are deflated at level 5, not
+ * zlib's default 6: on the bench letter's page, 82 against 130 µs in
+ * registered fonts (10 KB of operators, hex glyph codes), 93 against 130
+ * tagged, 49 against 68 in the standard fonts, for streams 2-2.5% larger
+ * (2,357 against 2,301 bytes; measured for issue 14). Every page pays it
+ * once; what is memoized (subsets, CMaps) keeps the default.
+ */
+const CONTENT_LEVEL = 5;
+
 function deflate(contents: string | Uint8Array): Buffer {
   if (typeof contents === 'string') {
-    if (!contents.startsWith(CMAP_START)) return deflateSync(Buffer.from(contents, 'latin1'));
+    if (!contents.startsWith(CMAP_START)) return deflateSync(Buffer.from(contents, 'latin1'), { level: CONTENT_LEVEL });
     let cmap = deflatedCmaps.get(contents);
     if (cmap === undefined) {
       cmap = deflateSync(Buffer.from(contents, 'latin1'));
