@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import * as fontkit from 'fontkit';
 import { BoundedMap } from '../util/bounded-map.js';
 import { checkSfnt, FontError, GLYPH_HEADER, type SfntInfo } from '../untrusted/sfnt.js';
+import { hasSaraAm, prepareSaraAm } from '../font/sara-am.js';
 
 export { FontError };
 
@@ -242,10 +243,13 @@ function memoizeLayout(parsed: ParsedFont, short: string): void {
   const font = parsed.font;
   const layout = font.layout.bind(font);
   const memo = parsed.layoutMemo;
+  const covers = (codePoint: number): boolean => parsed.covers(codePoint);
+  // Thai SARA AM as HarfBuzz prepares it (font/sara-am.ts); the memo keeps the text as asked.
+  const shape = (text: string, features?: never): fontkit.GlyphRun => layout(hasSaraAm(text) ? prepareSaraAm(text, covers) : text, features);
   font.layout = ((text: string, features?: never) => {
-    if (features !== undefined && Object.keys(features as object).length > 0) return layout(text, features);
+    if (features !== undefined && Object.keys(features as object).length > 0) return shape(text, features);
     if (text.length > MEMO_MAX_TEXT) {
-      const long = layout(text);
+      const long = shape(text);
       // fontkit's layout engine keeps the last text's glyph infos and
       // positions (~420 bytes per character, measured) until its next
       // layout, which for a font not used again is never. An empty text
@@ -255,7 +259,7 @@ function memoizeLayout(parsed: ParsedFont, short: string): void {
     }
     let run = memo.runs.get(text);
     if (run === undefined) {
-      run = layout(text);
+      run = shape(text);
       rememberLayout(memo, text, run);
     }
     return run;
