@@ -11,6 +11,7 @@
 // qpdf's part. Everything here works on page *indices*, so the sources'
 // object numbers never leak into the result.
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, PDFRef, PDFString, type PDFObject } from '@cantoo/pdf-lib';
+import { deflateWithZlib } from './pdf-deflate.js';
 
 /** A destination's view after its page: ['XYZ', 0, 792, null], ['Fit'], ... (names without the slash). */
 export type DestinationView = ReadonlyArray<string | number | null>;
@@ -74,7 +75,12 @@ export interface OpenSettings {
 export async function openSource(bytes: Uint8Array, password: string | undefined, settings: OpenSettings = {}): Promise<PDFDocument> {
   try {
     // updateMetadata false: reading must not stamp our producer on the source.
-    return await PDFDocument.load(bytes, { password, updateMetadata: false, parseSpeed: Number.POSITIVE_INFINITY, ...settings });
+    const doc = await PDFDocument.load(bytes, { password, updateMetadata: false, parseSpeed: Number.POSITIVE_INFINITY, ...settings });
+    // Streams added to a loaded document (fill-form's embedded fallback font
+    // and its CMap, appearance streams) deflate with node:zlib as a new
+    // document's do (pdf-deflate.ts): fflate was 3% of a fill-form's samples.
+    deflateWithZlib(doc.context);
+    return doc;
   } catch (error) {
     const name = (error as Error).constructor.name;
     // Encrypted with an empty user password (only an owner password set): every
