@@ -35,7 +35,7 @@ describe('process', () => {
     assert.equal(render.status, 200);
     assert.equal(render.client, 'pro-client');
     assert.equal(render.level, 30);
-    for (const field of ['bytes_in', 'bytes_out', 'queue_ms', 'task_ms', 'ms']) assert.equal(typeof render[field], 'number', field);
+    for (const field of ['bytes_in', 'bytes_out', 'queue_ms', 'wait_ms', 'task_ms', 'ms']) assert.equal(typeof render[field], 'number', field);
     const denied = lines.find((line) => line.req_id === 'log-check-2');
     assert.equal(denied?.status, 401);
     const output = server.output();

@@ -30,6 +30,7 @@ export async function dispatch<Name extends TaskName>(
     const { outcome } = result;
     context.timings.taskMs = outcome.timings.taskMs;
     context.timings.queueMs = Math.max(0, result.roundTripMs - outcome.timings.taskMs);
+    context.timings.waitMs = result.waitMs;
     if (outcome.ok) return outcome.value;
     if (outcome.code === 'malformed') throw new HttpProblem('bad-request', { detail: outcome.detail });
     if (outcome.code === 'invalid') throw new HttpProblem('validation-failed', { detail: outcome.detail, errors: outcome.errors ?? [], cause: outcome.cause });

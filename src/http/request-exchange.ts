@@ -49,7 +49,7 @@ const PDF_HEADERS: ReadonlyArray<readonly [string, string]> = [
 
 export class Exchange {
   readonly receivedAt = performance.now();
-  readonly timings: { queueMs?: number; taskMs?: number } = {};
+  readonly timings: { queueMs?: number; waitMs?: number; taskMs?: number } = {};
   readonly reply: Reply;
   readonly requestId: string;
   principal: Principal | undefined;
@@ -149,6 +149,7 @@ export class Exchange {
       bytes_in: this.bytesIn,
       bytes_out: delivered ? this.reply.bytesOut : 0,
       queue_ms: round(this.timings.queueMs),
+      wait_ms: round(this.timings.waitMs),
       task_ms: round(this.timings.taskMs),
       ms: round(ms),
       cause: this.#cause,

@@ -60,7 +60,7 @@ export interface RouteContext {
   /** performance.now() when the request arrived, for meta.duration_ms. */
   readonly receivedAt: number;
   /** Filled in by dispatch for the completion log line. */
-  readonly timings: { queueMs?: number; taskMs?: number };
+  readonly timings: { queueMs?: number; waitMs?: number; taskMs?: number };
 }
 
 export interface RouteResult {

@@ -58,7 +58,14 @@ export type PoolFailure =
   | { readonly reason: 'crashed'; readonly error: unknown };
 
 export type PoolResult<Name extends TaskName = TaskName> =
-  | { readonly ok: true; readonly outcome: Outcome<ValueOf<Name>>; readonly roundTripMs: number }
+  | {
+      readonly ok: true;
+      readonly outcome: Outcome<ValueOf<Name>>;
+      /** From run() to the outcome back on the main thread. */
+      readonly roundTripMs: number;
+      /** The part of it spent waiting in the scheduler's queue for a thread (the rest is the task and its hand-over). */
+      readonly waitMs: number;
+    }
   | ({ readonly ok: false } & PoolFailure);
 
 /**
@@ -267,7 +274,7 @@ export class WorkerPool {
       serviceMs = outcome.timings.taskMs;
       this.#meanTaskMs = this.#meanTaskMs === 0 ? outcome.timings.taskMs : this.#meanTaskMs * 0.9 + outcome.timings.taskMs * 0.1;
       if (signal.aborted) return { ok: false, reason: 'aborted' };
-      return { ok: true, outcome, roundTripMs: performance.now() - started };
+      return { ok: true, outcome, roundTripMs: performance.now() - started, waitMs: ranFrom - started };
     } catch (error) {
       return this.#failure(error, timedOut);
     } finally {

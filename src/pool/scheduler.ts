@@ -26,6 +26,22 @@
 //   divided by the threads) is within the target. A queue of one task per
 //   thread is always allowed: it keeps every thread fed between completions.
 //   Refusals are answered at once, never after a wait.
+// - A synchronous task's service time, for that estimate, is how long it
+//   held its thread as the queue sees it (start to finished() on our clock),
+//   not only the worker's own time for it: what drains the queue is the
+//   rate threads come free. Under 4x overload on two shared cores the
+//   workers measured 2-4 ms a letter while each thread came free only every
+//   ~25 ms (the load generator and the 503 path took the cores), so the
+//   estimate from worker time admitted queues that waited 50-650 ms against
+//   a 10 ms target (bench/scheduling-rounds.ts, in-server queue_ms, load 15).
+// - A queue that stood and drained remembers it, as CoDel keeps its drop
+//   count when it re-enters dropping soon after leaving it (RFC 8289
+//   section 5.5, 16 intervals): within RECALL_INTERVALS intervals of the
+//   drain, one task that waited over the target makes it standing again,
+//   without a whole interval of such waits. Under sustained overload the
+//   queue empties for a moment now and then; each time it used to become a
+//   "burst" queue again, take PLATEN_MAX_QUEUE tasks and make them wait the
+//   whole interval behind each other.
 import type { FairClient } from './fair-queue.js';
 import { FairQueue } from './fair-queue.js';
 
@@ -57,17 +73,23 @@ export interface SchedulerOptions {
 
 /** Weight of the newest service times in the per-task moving averages. */
 const SMOOTHING = 0.2;
+/** How many intervals after a standing queue drained one late task makes it standing again (RFC 8289's 16). */
+const RECALL_INTERVALS = 16;
 
 export class Scheduler {
   readonly #interactive = new FairQueue<Ticket>();
   readonly #background: Ticket[] = [];
   readonly #serviceMs = new Map<string, number>();
+  /** When each running synchronous ticket was given its thread. */
+  readonly #startedAt = new Map<Ticket, number>();
   /** Recent service time of background tasks, whatever their name. */
   #backgroundMs = 0;
   #running = 0;
   /** When the first task that waited longer than the target started, while every one since did too. */
   #aboveSince: number | undefined;
   #standing = false;
+  /** When the queue last stopped standing (it drained). */
+  #drainedAt: number | undefined;
 
   constructor(private readonly options: SchedulerOptions) {}
 
@@ -123,20 +145,25 @@ export class Scheduler {
   /**
    * A started ticket's task ended after `serviceMs` (worker-measured, or
    * the time it held its thread when it produced no outcome: a job stopped
-   * at its timeout was at least that long).
+   * at its timeout was at least that long). A synchronous task counts as
+   * the longer of that and the time it held its thread on our clock.
    */
   finished(ticket: Ticket, serviceMs: number): void {
     this.#running -= 1;
     if (ticket.priority === 'interactive') {
       this.#interactive.finished(ticket.client.id);
+      const startedAt = this.#startedAt.get(ticket);
+      this.#startedAt.delete(ticket);
+      const heldMs = startedAt === undefined ? serviceMs : Math.max(serviceMs, this.options.now() - startedAt);
       const previous = this.#serviceMs.get(ticket.task);
-      this.#serviceMs.set(ticket.task, previous === undefined ? serviceMs : previous + SMOOTHING * (serviceMs - previous));
+      this.#serviceMs.set(ticket.task, previous === undefined ? heldMs : previous + SMOOTHING * (heldMs - previous));
     } else {
       this.#backgroundMs = this.#backgroundMs === 0 ? serviceMs : this.#backgroundMs + SMOOTHING * (serviceMs - this.#backgroundMs);
     }
     this.#pump();
     if (this.#interactive.size === 0) {
       // The queue drained: whatever it held was a burst, not a standing queue.
+      if (this.#standing) this.#drainedAt = this.options.now();
       this.#standing = false;
       this.#aboveSince = undefined;
     }
@@ -208,6 +235,9 @@ export class Scheduler {
 
   #begin(ticket: Ticket): void {
     this.#running += 1;
+    // Background tasks keep their worker-measured time: it says how long a job
+    // would keep a synchronous request from the last idle thread.
+    if (ticket.priority === 'interactive') this.#startedAt.set(ticket, this.options.now());
     ticket.start();
   }
 
@@ -219,6 +249,7 @@ export class Scheduler {
     }
     const now = this.options.now();
     this.#aboveSince ??= now;
-    if (now - this.#aboveSince >= this.options.intervalMs) this.#standing = true;
+    const recalled = this.#drainedAt !== undefined && now - this.#drainedAt < RECALL_INTERVALS * this.options.intervalMs;
+    if (recalled || now - this.#aboveSince >= this.options.intervalMs) this.#standing = true;
   }
 }

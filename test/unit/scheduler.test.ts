@@ -170,9 +170,10 @@ describe('scheduler', () => {
     // A burst: 1 running + 8 waiting, all admitted although 8 × 6 ms is far over the target.
     for (let i = 0; i < 9; i++) assert.equal(submit(`burst${i}`), undefined);
     assert.equal(h.scheduler.standing, false);
-    // Every task waits 60 ms (over the 10 ms target) and new ones keep arriving: after 100 ms the queue is standing.
-    for (let i = 0; i < 3; i++) {
-      h.advance(60);
+    // New renders keep arriving as fast as they end: each waits behind eight 6 ms renders (~48 ms, over
+    // the 10 ms target), and once that has lasted 100 ms the queue is standing.
+    for (let i = 0; i < 20; i++) {
+      h.advance(6);
       h.scheduler.finished(running.shift() as Ticket, 6);
       submit(`more${i}`);
     }
@@ -229,6 +230,72 @@ describe('scheduler', () => {
     assert.equal(h.scheduler.standing, true);
     // t3 starts: nothing waits any more.
     h.scheduler.finished(tickets[2] as Ticket, 1);
+    assert.equal(h.scheduler.standing, false);
+  });
+
+  test('a synchronous task\'s service time is how long it held its thread, when that is longer than the worker\'s own time', () => {
+    const h = harness({ threads: 1, maxQueue: 8, targetMs: 10 });
+    const slow = h.ticket('slow');
+    h.scheduler.submit(slow);
+    // The worker says 2 ms, but the thread came free only 25 ms after the task started (a shared core).
+    h.advance(25);
+    h.scheduler.finished(slow, 2);
+    assert.equal(h.scheduler.serviceMs('render'), 25);
+    const quick = h.ticket('quick');
+    h.scheduler.submit(quick);
+    h.advance(1);
+    h.scheduler.finished(quick, 3);
+    assert.equal(h.scheduler.serviceMs('render'), 25 + 0.2 * (3 - 25), 'the worker\'s time when it is the longer');
+    // Queued tasks count at the held time: three waiting renders are ~60 ms ahead on one thread, not ~6.
+    const running = h.ticket('running');
+    h.scheduler.submit(running);
+    for (let i = 0; i < 3; i++) h.scheduler.submit(h.ticket(`w${i}`));
+    assert.ok(h.scheduler.expectedWaitMs(A, 'render') > 60);
+  });
+
+  test('a job\'s service time stays the worker\'s own: a busy core does not keep jobs off the last idle thread', () => {
+    const h = harness({ threads: 2, maxQueue: 4, targetMs: 10 });
+    const j1 = h.ticket('j1', A, 'background');
+    h.scheduler.submit(j1);
+    h.advance(40);
+    h.scheduler.finished(j1, 3);
+    h.scheduler.submit(h.ticket('j2', A, 'background'));
+    h.scheduler.submit(h.ticket('j3', A, 'background'));
+    assert.deepEqual(h.started, ['j1', 'j2', 'j3']);
+  });
+
+  test('soon after a standing queue drained, one late start makes it standing again; long after, a burst is a burst', () => {
+    const h = harness({ threads: 1, maxQueue: 4, targetMs: 10, intervalMs: 100 });
+    const stand = () => {
+      const tickets = ['t0', 't1', 't2', 't3'].map((name) => h.ticket(name));
+      for (const t of tickets) h.scheduler.submit(t);
+      for (const t of tickets.slice(0, 3)) {
+        h.advance(150);
+        h.scheduler.finished(t, 150);
+      }
+      return tickets[3] as Ticket;
+    };
+    let last = stand();
+    assert.equal(h.scheduler.standing, false, 'drained');
+    // 50 ms later (within 16 intervals) a new burst: its first late start is enough.
+    h.advance(50);
+    const burst = ['b0', 'b1', 'b2'].map((name) => h.ticket(name));
+    for (const t of burst) h.scheduler.submit(t);
+    h.advance(20);
+    h.scheduler.finished(last, 20);
+    assert.equal(h.scheduler.standing, true, 'b0 waited 20 ms, over the target, so soon after the drain');
+    for (const t of burst) {
+      h.advance(20);
+      h.scheduler.finished(t, 20);
+    }
+    assert.equal(h.scheduler.standing, false);
+    // Two seconds (20 intervals) later the drain is forgotten: one late start is a burst, not a standing queue.
+    h.advance(2_000);
+    last = h.ticket('r');
+    h.scheduler.submit(last);
+    h.scheduler.submit(h.ticket('late'));
+    h.advance(20);
+    h.scheduler.finished(last, 20);
     assert.equal(h.scheduler.standing, false);
   });
 
