@@ -49,7 +49,7 @@ export async function drawTable(context: RenderContext, table: TableInput, at: s
   const xs = new Float64Array(count + 1);
   xs[0] = left + b / 2;
   for (let i = 0; i < count; i++) xs[i + 1] = (xs[i] as number) + (widths[i] as number);
-  const grid: Grid = { left, width: (xs[count] as number) - left + b / 2, xs, inset, borderWidth: b, borderColor: table.borderColor };
+  const grid: Grid = { left, width: (xs[count] as number) - left + b / 2, xs, mirrored: table.mirrored === true, inset, borderWidth: b, borderColor: table.borderColor };
 
   for (const row of header) layRow(row, grid, fonts);
   paginate(flow, fonts, header, body, grid);

@@ -41,6 +41,8 @@ export interface ListItem {
 export interface ListBlock extends Margins {
   readonly kind: 'list';
   readonly items: ListItem[];
+  /** The list's direction (dir, CSS direction, inherited): right to left puts the markers and the indent at the right. */
+  readonly direction: Direction;
   /** Font size of the list, the unit of its indent. */
   readonly size: number;
 }
@@ -73,6 +75,8 @@ export interface TableBlock extends Margins {
   readonly size: number;
   /** border="0" turns the grid lines off. */
   readonly borders: boolean;
+  /** The table's direction (dir, CSS direction, inherited): right to left puts the first column at the right. */
+  readonly direction: Direction;
 }
 
 export interface ImageBlock extends Margins {

@@ -190,7 +190,7 @@ class Walker {
     if (items.length === 0) return;
     // Lists inside lists have no margins of their own (the HTML standard's rendering section).
     const margin = scope.lists === 0 ? PARAGRAPH_MARGIN * scope.style.size : 0;
-    sink.add({ kind: 'list', items, size: scope.style.size, before: margin, after: margin });
+    sink.add({ kind: 'list', items, direction: scope.direction, size: scope.style.size, before: margin, after: margin });
   }
 
   table(element: HtmlElement, scope: Scope, sink: Sink): void {
@@ -229,7 +229,7 @@ class Walker {
     sink.addAll(captions);
     if (header.length + rows.length === 0) return;
     const margin = PARAGRAPH_MARGIN * scope.style.size;
-    sink.add({ kind: 'table', header, rows, size: scope.style.size, borders: attribute(element, 'border')?.trim() !== '0', before: margin, after: margin });
+    sink.add({ kind: 'table', header, rows, size: scope.style.size, borders: attribute(element, 'border')?.trim() !== '0', direction: scope.direction, before: margin, after: margin });
   }
 
   image(element: HtmlElement, scope: Scope, sink: Sink): void {

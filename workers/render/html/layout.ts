@@ -9,7 +9,9 @@
 // A blockquote's rule is drawn once its extent on a page is known: from its
 // first content to where it ends, or to the bottom margin of each page it
 // continues past. A list marker waits for the item's first line and sits
-// on that line's baseline, whatever block the line belongs to.
+// on that line's baseline, whatever block the line belongs to; a
+// right-to-left list (dir or CSS direction rtl) has its markers and indent
+// at the right, as browsers draw it.
 import type { PageCanvas, Rgb } from '../canvas.js';
 import { RenderError, withGlyphCheck } from '../errors.js';
 import type { RenderContext } from '../context.js';
@@ -52,9 +54,11 @@ interface Marker {
   readonly line: Line;
   /** The item's Lbl element in a tagged render. */
   readonly label: Element | undefined;
-  /** The gutter the marker is right-aligned in, from the flow's left. */
+  /** The gutter the marker is aligned in (towards the item's text), from the flow's left. */
   readonly left: number;
   readonly width: number;
+  /** Right in a left-to-right list's gutter (at the left), left in a right-to-left one's (at the right). */
+  readonly align: 'left' | 'right';
 }
 
 export class HtmlLayout {
@@ -158,6 +162,7 @@ export class HtmlLayout {
   async #list(block: ListBlock, box: Box): Promise<void> {
     const { fonts } = this.context;
     const markers: (Line | undefined)[] = [];
+    const rtl = block.direction === 'rtl';
     let widest = 0;
     for (const item of block.items) {
       if (item.marker === undefined) {
@@ -165,14 +170,16 @@ export class HtmlLayout {
         continue;
       }
       await prepareSpans([item.marker], fonts);
-      const line = withGlyphCheck(this.field, () => layoutLines([item.marker as NonNullable<typeof item.marker>], Number.POSITIVE_INFINITY, fonts)[0] as Line);
+      // In the list's direction: "3." in a right-to-left list reads ".3" from the left, as browsers show it.
+      const line = withGlyphCheck(this.field, () => layoutLines([item.marker as NonNullable<typeof item.marker>], Number.POSITIVE_INFINITY, fonts, Number.POSITIVE_INFINITY, rtl ? 'rtl' : 'ltr')[0] as Line);
       markers.push(line);
       widest = Math.max(widest, line.width);
     }
     // A hanging indent wide enough for the widest marker ("10." needs more than "•").
     const gap = MARKER_GAP * block.size;
     const indent = this.#indent(Math.max(LIST_INDENT * block.size, widest + gap), box);
-    const inner = { left: box.left + indent, width: box.width - indent };
+    const inner = { left: rtl ? box.left : box.left + indent, width: box.width - indent };
+    const gutter = rtl ? box.left + box.width - indent + gap : box.left;
     const structure = this.#structure;
     structure?.open('L');
     for (const [index, item] of block.items.entries()) {
@@ -181,7 +188,7 @@ export class HtmlLayout {
       structure?.open('LI');
       const label = line === undefined || indent <= gap ? undefined : structure?.child('Lbl');
       // Lists nested past the point where indents stop (MIN_WIDTH) have no gutter, and no marker to put in it.
-      if (line !== undefined && indent > gap) this.#markers.push({ line, label, left: box.left, width: indent - gap });
+      if (line !== undefined && indent > gap) this.#markers.push({ line, label, left: gutter, width: indent - gap, align: rtl ? 'left' : 'right' });
       structure?.open('LBody');
       await this.blocks(item.blocks, inner);
       structure?.close();
@@ -257,7 +264,7 @@ export class HtmlLayout {
     const structure = this.#structure;
     for (const marker of this.#markers) {
       if (marker.label !== undefined) structure?.enter(marker.label);
-      drawLine(flow.page, marker.line, flow.left + marker.left, baseline - marker.line.baseline, marker.width, 'right');
+      drawLine(flow.page, marker.line, flow.left + marker.left, baseline - marker.line.baseline, marker.width, marker.align);
       if (marker.label !== undefined) structure?.close();
     }
     this.#markers = [];

@@ -23,6 +23,8 @@ export async function drawHtmlTable(context: RenderContext, block: TableBlock, f
     borderWidth: block.borders ? BORDER_WIDTH : 0,
     borderColor: BORDER_COLOR,
     headerFill: block.header.length > 0 ? HEADER_FILL : undefined,
+    // As browsers draw a table whose direction is rtl; auto (no dir set) keeps the first column at the left, as CSS's default ltr does.
+    mirrored: block.direction === 'rtl',
   };
   await drawTable(context, input, field, { left, width });
 }

@@ -30,6 +30,8 @@ export interface TableInput {
   readonly borderColor: Rgb;
   readonly headerFill?: Rgb;
   readonly zebraFill?: Rgb;
+  /** Columns run right to left, the first at the right: a right-to-left HTML table, as browsers draw it. */
+  readonly mirrored?: boolean;
 }
 
 /** Where the table goes across the flow: `left` points into the content box (default 0), `width` at most what is left of it (the default). */
@@ -95,11 +97,18 @@ export interface Row {
 export interface Grid {
   readonly left: number;
   readonly width: number;
-  /** x of each grid line, n + 1 of them. */
+  /** x of each grid line, n + 1 of them, in column order; mirrored about the table's middle when `mirrored` (gridX). */
   readonly xs: Float64Array;
+  readonly mirrored: boolean;
   readonly inset: number;
   readonly borderWidth: number;
   readonly borderColor: Rgb;
+}
+
+/** Where grid line `g` is drawn: at xs[g], or mirrored, so that column 0 is at the right. */
+export function gridX(grid: Grid, g: number): number {
+  const xs = grid.xs;
+  return grid.mirrored ? (xs[0] as number) + (xs[xs.length - 1] as number) - (xs[g] as number) : (xs[g] as number);
 }
 
 /**

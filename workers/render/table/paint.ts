@@ -2,7 +2,7 @@
 // row band at a time.
 import type { PageCanvas } from '../canvas.js';
 import type { Line } from '../inline.js';
-import type { Grid, Placed, Row } from './model.js';
+import { gridX, type Grid, type Placed, type Row } from './model.js';
 import { drawCellLine } from './text-ops.js';
 import type { TableTags } from '../tagging/table.js';
 
@@ -43,8 +43,11 @@ export class BandPainter {
     if (row.fill !== undefined) page.fillRect(xs[0] as number, top, (xs[last] as number) - (xs[0] as number), height, row.fill);
     for (let i = 0; i < row.cells.length; i++) {
       const placed = row.cells[i] as Placed;
-      const x0 = xs[placed.col] as number;
-      const x1 = xs[placed.col + placed.span] as number;
+      // A mirrored grid's cell runs from its end grid line to its start one.
+      const startLine = gridX(this.grid, placed.col);
+      const endLine = gridX(this.grid, placed.col + placed.span);
+      const x0 = Math.min(startLine, endLine);
+      const x1 = Math.max(startLine, endLine);
       if (placed.cell.fill !== undefined) page.fillRect(x0, top, x1 - x0, height, placed.cell.fill);
       const end = to?.[i] ?? placed.lines.length;
       const start = from?.[i] ?? 0;
@@ -72,7 +75,7 @@ export class BandPainter {
       if (edges[g] === 1) {
         if (Number.isNaN(open)) this.#open[g] = top;
       } else if (!Number.isNaN(open)) {
-        page.line(xs[g] as number, open, xs[g] as number, top, borderColor, b);
+        page.line(gridX(this.grid, g), open, gridX(this.grid, g), top, borderColor, b);
         this.#open[g] = Number.NaN;
       }
     }
@@ -88,7 +91,7 @@ export class BandPainter {
     for (let g = 0; g < xs.length; g++) {
       const open = this.#open[g] as number;
       if (Number.isNaN(open)) continue;
-      page.line(xs[g] as number, open, xs[g] as number, this.#bottom, borderColor, b);
+      page.line(gridX(this.grid, g), open, gridX(this.grid, g), this.#bottom, borderColor, b);
       this.#open[g] = Number.NaN;
     }
   }
