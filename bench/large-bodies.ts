@@ -11,8 +11,8 @@
 // what the server adds to a request is its main-thread time plus any worker
 // time above the bare pool's.
 //
-// Groups (large-body-operations.ts GROUPS) run in about a minute each; with
-// no argument every operation runs (about five minutes). Writes
+// Groups (large-body-operations.ts GROUPS) run in about a minute and a half
+// each; with no argument every operation runs (about seven minutes). Writes
 // bench/results/large-bodies[-<names>].json and prints a Markdown table.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -142,7 +142,12 @@ function chosenOperations(args: readonly string[]): string[] {
 
 async function main(): Promise<void> {
   stopChildrenOnExit();
-  const settings: Settings = loadSettings({ BENCH_ROUND_SECONDS: '2', BENCH_WARMUP_SECONDS: '1', ...process.env });
+  // Warm-up as long as the other benches' (3 s, settings.ts), not 1 s: at the
+  // few dozen requests a second of split or fill-form, V8 optimises the
+  // server's request path only after hundreds of requests. The server's main
+  // thread per split, in 8 s stretches of one run (load 24): 746, 656, 611,
+  // 474, 477 µs; a 1 s warm-up measured the first of those.
+  const settings: Settings = loadSettings({ BENCH_ROUND_SECONDS: '2', BENCH_WARMUP_SECONDS: '3', ...process.env });
   const connections = saturation(settings);
   const chosen = chosenOperations(process.argv.slice(2));
   const server = await startPlaten(settings);
