@@ -72,8 +72,9 @@ describe('right-to-left text in tables and HTML is aligned to its start side by 
     const cell = word(document, 'Cell');
     const hebrewCell = word(document, 'תא');
     // The table spans the content width; a cell's text is 4 pt (a third of 12 pt) plus half a 0.5 pt rule from its edge.
-    near(hebrewCell.xMax, RIGHT - 4.25, 'the last cell ends at the right of the table');
-    assert.ok(cell.xMin > LEFT + 4.25 + 5, `a Latin word in a right-to-left cell is not at the cell's left: ${JSON.stringify(cell)}`);
+    // A right-to-left table has its first column at the right (test/render-rtl-mirror.test.ts); each cell's text at its right side.
+    near(cell.xMax, RIGHT - 4.25, 'the first cell ends at the right of the table');
+    assert.ok(hebrewCell.xMin > LEFT + 4.25 + 5 && hebrewCell.xMax < cell.xMin, `the Hebrew cell, second, is left of the first and not at its own left: ${JSON.stringify(hebrewCell)}`);
   });
 
   test('HTML table cells without dir: Hebrew at the right of its cell, Latin at the left', async () => {
