@@ -3,7 +3,8 @@
 // reads their structure tree in reading order with the right roles, qpdf
 // finds no error, and pdftotext reads the same text as the untagged render
 // in the same fonts (PDF/A's embedded DejaVu, which tagging also uses).
-// Tagged with pdf_a passes compliance-check too. The untagged letter fails
+// Tagged with pdf_a passes compliance-check too, and pdf_a 2a (tagged
+// implied) claims and passes PDF/A-2a for every golden document. The untagged letter fails
 // the accessibility check, so the check can fail; the new validation errors
 // are 422s naming their fields.
 import assert from 'node:assert/strict';
@@ -15,6 +16,8 @@ import { startTestServer } from './helpers/server.js';
 import { article, invoice, letter, redSquare, unicode } from './helpers/tagged-documents.js';
 
 interface Report {
+  standard?: string;
+  claimed?: string | null;
   compliant: boolean;
   failures: Array<{ rule: string; sample?: string }>;
 }
@@ -155,6 +158,21 @@ test('render with output.tagged', async (t) => {
     });
   }
 
+  await t.test('pdf_a 2a (tagged implied): every golden document claims PDF/A-2a and passes compliance-check at 2a and check-accessibility', async () => {
+    for (const [name, document] of Object.entries(documents)) {
+      const pdf = await renderPdf(server.base, { ...document, output: { pdf_a: '2a' } });
+      const pdfa = await compliance(pdf);
+      assert.equal(pdfa.claimed, 'pdfa-2a', name);
+      assert.equal(pdfa.standard, 'pdfa-2a', name);
+      assert.deepEqual(pdfa.failures, [], name);
+      assert.deepEqual((await accessibility(pdf)).failures, [], name);
+      assert.equal((await pdfInfo(pdf)).Tagged, 'yes', name);
+      // The same text as the 2u render: level A adds the claim, not a different layout.
+      const levelU = await renderPdf(server.base, { ...document, output: { pdf_a: '2u', tagged: true } });
+      assert.equal(await pdfToText(pdf), await pdfToText(levelU), name);
+    }
+  });
+
   await t.test('the untagged letter fails the accessibility check: no structure tree, no marked content', async () => {
     const pdf = await renderPdf(server.base, documents.letter);
     const report = await accessibility(pdf);
@@ -169,6 +187,18 @@ test('render with output.tagged', async (t) => {
     assert.equal(read.status, 422);
     return read.errors?.map((e) => `${e.field} ${e.code}`);
   };
+
+  await t.test('pdf_a 2a with tagged false: 422 INVALID_VALUE on output.tagged; without a title or a language, 422 as tagged', async () => {
+    const metadata = { title: 'T', language: 'en' };
+    assert.deepEqual(await problem({ output: { pdf_a: '2a', tagged: false }, metadata, operations: [{ type: 'add_text', text: 'x' }] }), ['output.tagged INVALID_VALUE']);
+    assert.deepEqual(await problem({ output: { pdf_a: '2a' }, operations: [{ type: 'add_text', text: 'x' }] }), ['metadata.title REQUIRED', 'metadata.language REQUIRED']);
+    const job = await readProblem(await postJson(server.base, '/api/v1/jobs', { output: { pdf_a: '2a' }, metadata: { language: 'en' }, operations: [{ type: 'add_text', text: 'x' }] }));
+    assert.equal(job.status, 422);
+    assert.deepEqual(job.errors?.map((e) => `${e.field} ${e.code}`), ['metadata.title REQUIRED']);
+    // pdf_a 2u and 2b stay untagged unless asked.
+    const untagged = await renderPdf(server.base, { output: { pdf_a: '2u' }, operations: [{ type: 'add_text', text: 'x' }] });
+    assert.notEqual((await pdfInfo(untagged)).Tagged, 'yes');
+  });
 
   await t.test('tagged without a title or a language: 422 naming both', async () => {
     assert.deepEqual(await problem({ output: { tagged: true }, operations: [{ type: 'add_text', text: 'x' }] }), ['metadata.title REQUIRED', 'metadata.language REQUIRED']);

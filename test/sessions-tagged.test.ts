@@ -74,7 +74,7 @@ function taggedSessionTests(): void {
   const check = async (path: string, pdf: Uint8Array, key: string) => {
     const response = await call(s, 'POST', path, { pdf: Buffer.from(pdf).toString('base64') }, key);
     assert.equal(response.status, 200, await response.clone().text());
-    return ((await response.json()) as { data: { compliant: boolean; failures: unknown[] } }).data;
+    return ((await response.json()) as { data: { compliant: boolean; failures: unknown[]; standard?: string } }).data;
   };
   /** A quote built one call at a time: heading, text with a link, an image, a table with a header, HTML. */
   const fill = async (id: string) => {
@@ -107,6 +107,18 @@ function taggedSessionTests(): void {
     await fill(session.session_id);
     const pdf = await render(session.session_id);
     assert.deepEqual((await check('/api/v1/compliance-check', pdf, KEYS.enterprise)).failures, []);
+    assert.deepEqual((await check('/api/v1/check-accessibility', pdf, KEYS.pro)).failures, []);
+  });
+
+  test('pdf_a 2a implies tagged: an image without alt is refused as it is added; the render passes compliance-check at 2a', async () => {
+    const session = await create({ metadata, output: { pdf_a: '2a' } });
+    const problem = await readProblem(await call(s, 'POST', `/api/v1/sessions/${session.session_id}/images`, { data: image }));
+    assert.deepEqual(problem.errors?.map((e) => `${e.field} ${e.code}`), ['alt REQUIRED']);
+    await fill(session.session_id);
+    const pdf = await render(session.session_id);
+    const report = await check('/api/v1/compliance-check', pdf, KEYS.enterprise);
+    assert.equal(report.standard, 'pdfa-2a');
+    assert.deepEqual(report.failures, []);
     assert.deepEqual((await check('/api/v1/check-accessibility', pdf, KEYS.pro)).failures, []);
   });
 

@@ -248,8 +248,11 @@ interface CreateOptions {
   readonly output?: object;
 }
 
+/** As the render schema resolves it: `tagged`, else true with pdf_a "2a" (PDF/A level A is a tagged PDF). */
 function isTagged(session: SessionRecord): boolean {
-  return session.output !== undefined && (JSON.parse(session.output) as { tagged?: unknown }).tagged === true;
+  if (session.output === undefined) return false;
+  const output = JSON.parse(session.output) as { tagged?: unknown; pdf_a?: unknown };
+  return output.tagged === true || (output.tagged === undefined && output.pdf_a === '2a');
 }
 
 /** SessionCreateRequest: page_size (default A4), orientation (default portrait), document_id, metadata, output; all optional. */

@@ -103,10 +103,10 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
 export function checkTaggedMetadata(metadata: RenderRequest['metadata']): void {
   const errors: FieldError[] = [];
   if (metadata?.title === undefined || metadata.title.trim() === '') {
-    errors.push({ field: 'metadata.title', code: 'REQUIRED', message: 'a tagged PDF (output.tagged) shows its title in the window bar: give the document a title' });
+    errors.push({ field: 'metadata.title', code: 'REQUIRED', message: 'a tagged PDF (output.tagged, or pdf_a "2a") shows its title in the window bar: give the document a title' });
   }
   if (metadata?.language === undefined) {
-    errors.push({ field: 'metadata.language', code: 'REQUIRED', message: 'a tagged PDF (output.tagged) says its language for screen readers: give a language tag such as en or en-GB' });
+    errors.push({ field: 'metadata.language', code: 'REQUIRED', message: 'a tagged PDF (output.tagged, or pdf_a "2a") says its language for screen readers: give a language tag such as en or en-GB' });
   }
   if (errors.length > 0) throw new RenderError(errors);
 }

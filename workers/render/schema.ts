@@ -70,20 +70,35 @@ export const RenderRequest = v.strictObject({
   header: v.optional(furniture),
   footer: v.optional(furniture),
   output: v.optional(
-    v.strictObject({
-      compress: v.optional(v.boolean(), true),
-      /** PDF/A-2b or 2u (ISO 19005-2): embedded fonts in place of the standard 14, an sRGB output intent, XMP with pdfaid, a file ID. */
-      pdf_a: v.optional(v.picklist(['2b', '2u'] as const, 'must be "2b" or "2u"')),
-      /**
-       * A tagged PDF (PDF/UA-1, ISO 14289-1): a structure tree with the document's headings, paragraphs,
-       * lists, tables, figures and links, everything else marked as artifacts, and embedded fonts.
-       * Needs metadata.title and metadata.language, and alt on every image.
-       */
-      tagged: v.optional(v.boolean(), false),
-      /** An outline (bookmarks) of the document's headings (add_text's heading, HTML's <h1>-<h6>), shown when the file opens. */
-      outline: v.optional(v.boolean(), false),
-    }),
-    { compress: true, tagged: false, outline: false },
+    v.pipe(
+      v.strictObject({
+        compress: v.optional(v.boolean(), true),
+        /**
+         * PDF/A-2 (ISO 19005-2) at level b, u or a: embedded fonts in place of the standard 14, an sRGB output
+         * intent, XMP with pdfaid, a file ID. Level a is level u tagged (it implies `tagged`).
+         */
+        pdf_a: v.optional(v.picklist(['2b', '2u', '2a'] as const, 'must be "2b", "2u" or "2a"')),
+        /**
+         * A tagged PDF (PDF/UA-1, ISO 14289-1): a structure tree with the document's headings, paragraphs,
+         * lists, tables, figures and links, everything else marked as artifacts, and embedded fonts.
+         * Needs metadata.title and metadata.language, and alt on every image. Default false, but true
+         * with pdf_a "2a", whose level A is the logical structure a tagged render writes.
+         */
+        tagged: v.optional(v.boolean()),
+        /** An outline (bookmarks) of the document's headings (add_text's heading, HTML's <h1>-<h6>), shown when the file opens. */
+        outline: v.optional(v.boolean(), false),
+      }),
+      v.forward(
+        v.partialCheck(
+          [['pdf_a'], ['tagged']],
+          (output) => !(output.pdf_a === '2a' && output.tagged === false),
+          'PDF/A-2a is a tagged PDF (ISO 19005-2 6.7): leave tagged out or set it true, or ask for pdf_a "2u"',
+        ),
+        ['tagged'],
+      ),
+      v.transform((output) => ({ ...output, tagged: output.tagged ?? output.pdf_a === '2a' })),
+    ),
+    { compress: true, outline: false },
   ),
 });
 

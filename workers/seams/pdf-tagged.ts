@@ -5,7 +5,7 @@
 // /Contents on link annotations, /MarkInfo, and the XMP packet with dc:title
 // and pdfuaid:part 1. The render engine hands a neutral tree (no pdf-lib type
 // crosses this seam); pdf.ts calls this from save().
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, type PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, type PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
 
 /** A marked-content sequence on a page: `mcid` in the page's content stream. */
 export interface ContentKid {
@@ -170,6 +170,23 @@ export function writeTaggedMetadata(doc: PDFDocument, title: string, language: s
   // Unfiltered, as XMP is meant to be found by tools that do not parse PDF (ISO 32000-1 §14.3.2).
   const stream = context.stream(Buffer.from(xml, 'utf8'), { Type: 'Metadata', Subtype: 'XML' });
   doc.catalog.set(PDFName.of('Metadata'), context.register(stream));
+}
+
+/**
+ * Claims PDF/A-2 level A in the packet pdf-lib's converter wrote at level U:
+ * its converter writes levels B and U only, and level A is level U plus the
+ * logical structure (ISO 19005-2 6.7) a tagged render writes. pdf-lib
+ * rebuilds its packet on save only when it reads a B or U claim back, so
+ * the packet is saved as rewritten here (test/render-pdfa.test.ts reads the
+ * claim back from the file).
+ */
+export function claimPdfALevelA(doc: PDFDocument): void {
+  const stream = doc.context.lookup(doc.catalog.get(PDFName.of('Metadata')));
+  const levelU = '<pdfaid:conformance>U</pdfaid:conformance>';
+  const xml = stream instanceof PDFRawStream ? Buffer.from(stream.getContents()).toString('utf8') : '';
+  // A bug, not a client's error: the converter's packet changed shape.
+  if (!(stream instanceof PDFRawStream) || !xml.includes(levelU)) throw new Error('pdf-lib wrote no PDF/A level U packet to claim level A in');
+  stream.updateContents(Buffer.from(xml.replace(levelU, '<pdfaid:conformance>A</pdfaid:conformance>'), 'utf8'));
 }
 
 function escapeXml(text: string): string {

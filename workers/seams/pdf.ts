@@ -15,7 +15,7 @@ import { deflateWithZlib } from './pdf-deflate.js';
 import { passThroughPng } from './png.js';
 import { metricsOf, StandardFont } from './standard-font.js';
 import { writeOutline, type OutlineEntry } from './pdf-outline.js';
-import { PDFUA_EXTENSION_SCHEMA, PDFUA_IDENTIFICATION, writeStructure, writeTaggedMetadata, type StructureTree } from './pdf-tagged.js';
+import { claimPdfALevelA, PDFUA_EXTENSION_SCHEMA, PDFUA_IDENTIFICATION, writeStructure, writeTaggedMetadata, type StructureTree } from './pdf-tagged.js';
 
 export { FontError };
 export type { AnnotationKid, ContentKid, StructureNode, StructureTree } from './pdf-tagged.js';
@@ -292,7 +292,12 @@ class PdfLibDocument implements Document {
       this.doc.setModificationDate(this.createdAt);
       // A tagged file adds the PDF/UA identification, and the schema description PDF/A-2 asks for it.
       const extensions = structure === undefined ? undefined : [PDFUA_EXTENSION_SCHEMA, PDFUA_IDENTIFICATION];
-      this.doc.convertToPDFA({ conformance: this.pdfA === '2u' ? '2U' : '2B', ...(extensions === undefined ? {} : { extensions }) });
+      this.doc.convertToPDFA({ conformance: this.pdfA === '2b' ? '2B' : '2U', ...(extensions === undefined ? {} : { extensions }) });
+      if (this.pdfA === '2a') {
+        // The engine makes every 2a render tagged (schema.ts); an untagged one here would claim what it is not.
+        if (structure === undefined) throw new Error('PDF/A-2a without a structure tree');
+        claimPdfALevelA(this.doc);
+      }
     }
     const compress = this.compress;
     // objectsPerTick: Infinity: in a worker there is no event loop worth yielding
@@ -319,7 +324,8 @@ class PdfLibDocument implements Document {
   }
 }
 
-export type PdfALevel = '2b' | '2u';
+/** PDF/A-2 levels B, U and A (A: level U with the structure tree a tagged render writes). */
+export type PdfALevel = '2b' | '2u' | '2a';
 
 export async function createDocument(options: { compress: boolean; pdfA?: PdfALevel }): Promise<Document> {
   const doc = await PDFDocument.create({ updateMetadata: false });
