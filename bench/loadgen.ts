@@ -32,7 +32,7 @@ export interface LoadOptions {
   readonly client?: 'node' | 'raw';
 }
 
-export interface OpenLoadOptions extends Omit<LoadOptions, 'connections' | 'intervalMs' | 'client'> {
+export interface OpenLoadOptions extends Omit<LoadOptions, 'connections' | 'intervalMs'> {
   /** Arrivals per second, whatever the answers: an open loop, as independent clients behave. */
   readonly ratePerSecond: number;
   /** Sockets at most; an arrival finding none free waits for one (and its wait counts in its latency). */
@@ -81,7 +81,8 @@ function record(byStatus: Map<number, Samples>, status: number, ms: number): voi
  */
 export async function generateOpenLoad(options: OpenLoadOptions): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets });
-  const send = sender(options, agent);
+  const raw = options.client === 'raw' ? rawPool(options, options.maxSockets) : undefined;
+  const send = raw?.send ?? sender(options, agent);
   const byStatus = new Map<number, Samples>();
   let errors = 0;
   const pending = new Set<Promise<void>>();
@@ -107,7 +108,48 @@ export async function generateOpenLoad(options: OpenLoadOptions): Promise<LoadRe
   }
   await Promise.all(pending);
   agent.destroy();
+  raw?.close();
   return summarizeLoad(byStatus, errors, (performance.now() - started) / 1000);
+}
+
+/**
+ * Up to `maxSockets` raw keep-alive connections (raw-http.ts) shared by an
+ * open loop: an arrival takes an idle one, opens one while there are fewer
+ * than `maxSockets`, or waits for one (its wait counts in its latency, as
+ * with node:http's Agent).
+ */
+function rawPool(options: Pick<LoadOptions, 'url' | 'method' | 'headers' | 'body'>, maxSockets: number): { send: () => Promise<number>; close: () => void } {
+  const url = new URL(options.url);
+  const target = { host: url.hostname, port: Number(url.port), method: options.method, path: url.pathname + url.search, headers: options.headers };
+  const head = requestHead(target);
+  const bodyOf = typeof options.body === 'function' ? options.body : () => options.body as Buffer | undefined;
+  const all: RawConnection[] = [];
+  const idle: RawConnection[] = [];
+  const waiting: Array<(connection: RawConnection) => void> = [];
+  const acquire = (): Promise<RawConnection> => {
+    const free = idle.pop();
+    if (free !== undefined) return Promise.resolve(free);
+    if (all.length < maxSockets) {
+      const connection = new RawConnection(target);
+      all.push(connection);
+      return Promise.resolve(connection);
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  const release = (connection: RawConnection) => {
+    const next = waiting.shift();
+    if (next !== undefined) next(connection);
+    else idle.push(connection);
+  };
+  const send = async () => {
+    const connection = await acquire();
+    try {
+      return await connection.send(head, bodyOf());
+    } finally {
+      release(connection);
+    }
+  };
+  return { send, close: () => all.forEach((connection) => connection.close()) };
 }
 
 function summarizeLoad(byStatus: Map<number, Samples>, errors: number, seconds: number): LoadResult {

@@ -89,8 +89,27 @@ export class RawConnection {
   #chunked: ChunkedReader | undefined;
   #resolve: ((status: number) => void) | undefined;
   #reject: ((error: Error) => void) | undefined;
+  /** Set by `exchange`: the answer's head and body are kept. */
+  #kept: { head: string; body: Buffer[] } | undefined;
 
   constructor(private readonly target: RawRequest) {}
+
+  /**
+   * As `send`, keeping the answer's head (its header lines, for e.g.
+   * Retry-After) and body: for the job scenario's submissions and polls,
+   * which read a job id or state from a small JSON answer. Only answers
+   * framed by Content-Length (all of Platen's JSON) keep their body.
+   */
+  async exchange(head: string, body: Buffer | undefined): Promise<{ readonly status: number; readonly head: string; readonly body: Buffer }> {
+    const kept: { head: string; body: Buffer[] } = { head: '', body: [] };
+    this.#kept = kept;
+    try {
+      const status = await this.send(head, body);
+      return { status, head: kept.head, body: Buffer.concat(kept.body) };
+    } finally {
+      this.#kept = undefined;
+    }
+  }
 
   send(head: string, body: Buffer | undefined): Promise<number> {
     return new Promise<number>((resolve, reject) => {
@@ -153,6 +172,10 @@ export class RawConnection {
       const end = joined.indexOf(CRLF_CRLF);
       if (end === -1) return;
       this.#framing = parseHead(joined.toString('latin1', 0, end + 2));
+      if (this.#kept !== undefined) {
+        if (this.#framing.length < 0) throw new Error('exchange() keeps only bodies framed by Content-Length');
+        this.#kept.head = joined.toString('latin1', 0, end + 2);
+      }
       this.#remaining = this.#framing.length;
       if (this.#framing.length === -1) this.#chunked = new ChunkedReader();
       body = joined.subarray(end + 4);
@@ -162,6 +185,7 @@ export class RawConnection {
       return;
     }
     if (this.#remaining === -2) return;
+    this.#kept?.body.push(body);
     this.#remaining -= body.byteLength;
     if (this.#remaining <= 0) this.#done();
   }

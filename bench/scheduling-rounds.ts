@@ -11,14 +11,18 @@
 //             so that it never runs under the next baseline.
 // Both sides of every ratio are driven by bench/loadgen.ts (microsecond
 // latencies; a closed loop of two requests per thread for the synchronous
-// runs), and the overload rate follows each round's own saturation rate.
+// runs), every request on bare keep-alive sockets (raw-http.ts: fetch and
+// node:http cost the bench 0.8-2.3 ms of CPU a request on the cores the
+// server shares), and the overload rate follows each round's own
+// saturation rate.
 // Around A and the jobs batch the server's thread CPU times are read
 // (thread-cpu.ts): the CPU a job costs against a synchronous render, a
 // figure the machine's load moves far less than a rate. With the server
 // logging each request (BENCH_LOG_LEVEL=info) the overload ratio is also
 // read inside the server (each 200's log line: handler start to response
 // written, queue wait included), which the load generator's own lag on the
-// shared cores cannot move.
+// shared cores cannot move, with the part of it the admitted renders spent
+// waiting in the scheduler's queue (the log's wait_ms, p99).
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { ChildServer } from './child.js';
@@ -46,7 +50,7 @@ export interface SchedulingRound {
   readonly backlog: { readonly requestsPerSecond: number; readonly p99Ms: number; readonly jobsLeft: number };
   readonly ratios: { readonly overloadP99: number; readonly jobsToSync: number; readonly backlogP99: number; readonly jobCpuToSync: number };
   /** In-server p99 of 200s (ms) at saturation and under overload, and their ratio; only when the server logs each request. */
-  readonly inServer?: { readonly saturationP99Ms: number; readonly overloadP99Ms: number; readonly overloadP99: number };
+  readonly inServer?: { readonly saturationP99Ms: number; readonly overloadP99Ms: number; readonly overloadP99: number; readonly overloadWaitP99Ms: number | undefined };
 }
 
 export interface SchedulingRatios {
@@ -73,8 +77,13 @@ function cpuMs(before: ThreadTimes, after: ThreadTimes): number {
   return sum;
 }
 
+/**
+ * Synchronous renders at saturation on bare keep-alive sockets (raw-http.ts),
+ * the client the jobs side uses too, so that neither side of jobs ÷ sync
+ * pays a heavier client on the shared cores than the other.
+ */
 function renders(server: ChildServer, settings: Settings, seconds: number): Promise<LoadResult> {
-  return generateLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, connections: saturation(settings), seconds });
+  return generateLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, connections: saturation(settings), seconds, client: 'raw' });
 }
 
 function ok(result: LoadResult, what: string): { readonly perSecond: number; readonly p99Ms: number; readonly count: number } {
@@ -83,19 +92,27 @@ function ok(result: LoadResult, what: string): { readonly perSecond: number; rea
   return figures;
 }
 
-/** p99 of the render 200s in the server's log lines written since byte `from` (undefined when it logs none). */
-function loggedP99(server: ChildServer, from: number): number | undefined {
+/**
+ * p99 of the render 200s in the server's log lines written since byte
+ * `from` (undefined when it logs none): their whole time in the server, and
+ * their wait in the scheduler's queue (wait_ms).
+ */
+function loggedP99(server: ChildServer, from: number): { readonly ms: number; readonly waitMs: number | undefined } | undefined {
   const samples = new Samples();
+  const waits = new Samples();
   for (const line of server.output(from).split('\n')) {
     if (!line.includes('"status":200')) continue;
     try {
-      const entry = JSON.parse(line) as { route?: unknown; ms?: unknown };
-      if (entry.route === RENDER_PATH && typeof entry.ms === 'number') samples.add(entry.ms);
+      const entry = JSON.parse(line) as { route?: unknown; ms?: unknown; wait_ms?: unknown };
+      if (entry.route !== RENDER_PATH || typeof entry.ms !== 'number') continue;
+      samples.add(entry.ms);
+      if (typeof entry.wait_ms === 'number') waits.add(entry.wait_ms);
     } catch {
       // A line cut off at the end of the file.
     }
   }
-  return samples.count > 0 ? samples.latency().p99Ms : undefined;
+  if (samples.count === 0) return undefined;
+  return { ms: samples.latency().p99Ms, waitMs: waits.count > 0 ? waits.latency().p99Ms : undefined };
 }
 
 async function oneRound(server: ChildServer, settings: Settings): Promise<SchedulingRound> {
@@ -108,7 +125,7 @@ async function oneRound(server: ChildServer, settings: Settings): Promise<Schedu
 
   const ratePerSecond = Math.max(1, Math.round(OVERLOAD_FACTOR * alone.perSecond));
   logFrom = server.outputBytes();
-  const flood = await generateOpenLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, ratePerSecond, maxSockets: MAX_SOCKETS, seconds });
+  const flood = await generateOpenLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, ratePerSecond, maxSockets: MAX_SOCKETS, seconds, client: 'raw' });
   const floodInServer = loggedP99(server, logFrom);
   const admitted = ok(flood, 'overload');
   const rejectedShare = flood.total > 0 ? round((flood.byStatus['503']?.count ?? 0) / flood.total, 3) : 0;
@@ -142,7 +159,14 @@ async function oneRound(server: ChildServer, settings: Settings): Promise<Schedu
     },
     ...(aloneInServer === undefined || floodInServer === undefined
       ? {}
-      : { inServer: { saturationP99Ms: aloneInServer, overloadP99Ms: floodInServer, overloadP99: ratioOf(floodInServer, aloneInServer) } }),
+      : {
+          inServer: {
+            saturationP99Ms: aloneInServer.ms,
+            overloadP99Ms: floodInServer.ms,
+            overloadP99: ratioOf(floodInServer.ms, aloneInServer.ms),
+            overloadWaitP99Ms: floodInServer.waitMs,
+          },
+        }),
   };
 }
 

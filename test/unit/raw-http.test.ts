@@ -70,3 +70,22 @@ test('a connection closed before the answer ends is an error, not a hang', async
   const connection = new RawConnection(target);
   await assert.rejects(connection.send(requestHead(target), undefined), /closed before the answer ended|ECONNRESET/);
 });
+
+test('exchange keeps the head and the whole body of a Content-Length answer, and refuses a chunked one', async (t) => {
+  const { server, port } = await start();
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const target = (path: string) => ({ host: '127.0.0.1', port, method: 'POST' as const, path, headers: {} });
+  const connection = new RawConnection(target('/'));
+  t.after(() => connection.close());
+  // 200,000 bytes in: an answer of 200,003 bytes, which arrives in many reads.
+  const answer = await connection.exchange(requestHead(target('/length')), Buffer.alloc(200_000, 0x7b));
+  assert.equal(answer.status, 200);
+  assert.match(answer.head, /content-length: 200003/i);
+  assert.equal(answer.body.byteLength, 200_003);
+  assert.ok(answer.body.every((byte) => byte === 0x61));
+  const closing = await connection.exchange(requestHead(target('/close')), Buffer.alloc(1));
+  assert.deepEqual([closing.status, closing.body.toString()], [503, 'no']);
+  await assert.rejects(connection.exchange(requestHead(target('/chunked')), Buffer.alloc(1)), /Content-Length/);
+  // send() after an exchange keeps nothing and still reads its answer.
+  assert.equal(await connection.send(requestHead(target('/length')), Buffer.alloc(10)), 200);
+});
