@@ -7,6 +7,7 @@ import type { PdfObjects } from '../../seams/pdf-objects.js';
 import { runRules, type RuleReport } from '../rules.js';
 import { PdfaDocument, type PdfaLevel, type PdfaPart } from './document.js';
 import { forPart } from './rule.js';
+import { COLOUR_RULES } from './rules-colour.js';
 import { FONT_RULES } from './rules-fonts.js';
 import { GLYPH_RULES } from './rules-glyphs.js';
 import { GRAPHICS_RULES } from './rules-graphics.js';
@@ -19,7 +20,7 @@ import { NS } from './xmp-schemas.js';
 export const STANDARDS = ['pdfa-1b', 'pdfa-2b', 'pdfa-2u', 'pdfa-2a', 'pdfa-3b'] as const;
 export type Standard = (typeof STANDARDS)[number];
 
-const ALL_RULES = [...STRUCTURE_RULES, ...GRAPHICS_RULES, ...FONT_RULES, ...GLYPH_RULES, ...INTERACTIVE_RULES, ...METADATA_RULES, ...LOGICAL_RULES];
+const ALL_RULES = [...STRUCTURE_RULES, ...COLOUR_RULES, ...GRAPHICS_RULES, ...FONT_RULES, ...GLYPH_RULES, ...INTERACTIVE_RULES, ...METADATA_RULES, ...LOGICAL_RULES];
 
 export interface Claim {
   /** "pdfa-2b", as the XMP pdfaid says: "pdfa-1a", "pdfa-3u", ...; null when the document claims none. */
