@@ -7,7 +7,7 @@ import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { pdfToText } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { redisEnv, startRedis, type TestRedis } from './helpers/redis.js';
+import { redisAround, redisEnv, type TestRedis } from './helpers/redis.js';
 import { assertMatchesContract, loadContract, type Contract } from './helpers/openapi.js';
 
 interface Approval {
@@ -29,13 +29,7 @@ let redis: TestRedis | undefined;
 describe('approval flow (PLATEN_APPROVAL_REQUIRED=render,jobs)', () => approvalTests());
 
 describe('approval flow in the multi-node mode (Redis)', () => {
-  before(async () => {
-    redis = await startRedis();
-  });
-  after(async () => {
-    await redis?.stop();
-    redis = undefined;
-  });
+  redisAround((started) => (redis = started));
   approvalTests();
 });
 

@@ -12,7 +12,7 @@ import { postJson, readProblem } from './helpers/http.js';
 import { bearer, KEYS } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
 import { pdfFonts, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
-import { redisEnv, startRedis, type TestRedis } from './helpers/redis.js';
+import { redisAround, redisEnv, type TestRedis } from './helpers/redis.js';
 import { spawnServers, startTestServer, temporaryDataDir, type TestServer } from './helpers/server.js';
 
 const SANS = readFileSync(DEJAVU_SANS);
@@ -61,13 +61,7 @@ test('the client library registers, lists and deletes fonts', async (t) => {
 });
 
 describe('registered fonts, Redis store', () => {
-  before(async () => {
-    redis = await startRedis();
-  });
-  after(async () => {
-    await redis?.stop();
-    redis = undefined;
-  });
+  redisAround((started) => (redis = started));
   storeTests(() => redisEnv(redis));
 
   test('a font registered on one node renders on another (each node copies it from Redis once)', async (t) => {

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { pdfInfo, pdfOutline, pdfStructure, qpdfCheck } from './helpers/pdf-tools.js';
-import { redisEnv, startRedis, type TestRedis } from './helpers/redis.js';
+import { redisAround, redisEnv, type TestRedis } from './helpers/redis.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { redSquare } from './helpers/tagged-documents.js';
 
@@ -36,13 +36,7 @@ let redis: TestRedis | undefined;
 describe('tagged sessions', () => taggedSessionTests());
 
 describe('tagged sessions in the multi-node mode (Redis)', () => {
-  before(async () => {
-    redis = await startRedis();
-  });
-  after(async () => {
-    await redis?.stop();
-    redis = undefined;
-  });
+  redisAround((started) => (redis = started));
   taggedSessionTests();
 });
 

@@ -1,14 +1,14 @@
 // Stateful sessions: every route and state transition of the spec, limits,
 // ownership and idle expiry; once with the embedded store and once with the
 // Redis store (the same suite against a real redis-server).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { KEYS, bearer } from './helpers/keys.js';
 import { postJson, readProblem } from './helpers/http.js';
 import { pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { gate } from './helpers/gate.js';
 import { FAULT_WORKER, startTestServer, type TestServer, type TestServerOptions } from './helpers/server.js';
-import { redisEnv, startRedis, type TestRedis } from './helpers/redis.js';
+import { redisAround, redisEnv, type TestRedis } from './helpers/redis.js';
 
 interface Session {
   session_id: string;
@@ -36,13 +36,7 @@ const enabled = (env: Record<string, string> = {}, options: TestServerOptions = 
 describe('sessions', () => sessionTests());
 
 describe('sessions in the multi-node mode (Redis)', () => {
-  before(async () => {
-    redis = await startRedis();
-  });
-  after(async () => {
-    await redis?.stop();
-    redis = undefined;
-  });
+  redisAround((started) => (redis = started));
   sessionTests();
 });
 

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Socket } from 'node:net';
+import { after, before } from 'node:test';
 import { waitFor } from './wait.js';
 
 export interface TestRedis {
@@ -61,6 +62,24 @@ export async function startRedis(): Promise<TestRedis> {
   process.once('exit', () => child?.kill('SIGKILL'));
   await start();
   return { url: `redis://127.0.0.1:${port}`, port, stop, start, pause: () => signal('SIGSTOP'), resume: () => signal('SIGCONT') };
+}
+
+/**
+ * A redis-server for the tests of the enclosing describe: started before
+ * them and stopped after, `use` told of it each time (undefined once it is
+ * stopped), so that a suite can run once embedded and once here.
+ */
+export function redisAround(use: (redis: TestRedis | undefined) => void): void {
+  let redis: TestRedis | undefined;
+  before(async () => {
+    redis = await startRedis();
+    use(redis);
+  });
+  after(async () => {
+    await redis?.stop();
+    redis = undefined;
+    use(undefined);
+  });
 }
 
 let prefixes = 0;
