@@ -4,7 +4,11 @@
 // kept a pool, and its idle sockets' bookkeeping, for the life of the
 // process. A request takes a lease for as long as it works with an entry:
 // an entry evicted while leased is closed when its last lease ends, never
-// under a query in flight. Entries whose opening failed are not kept.
+// under a query in flight, and a request for its key while it drains takes
+// it back rather than opening a second one beside it (without that, a key
+// evicted and asked for again under load held two pools' connections at
+// once: test/rag-pgvector-pools.test.ts saw 4 where 3 keys allow 3). Entries
+// whose opening failed are not kept.
 
 export interface LeaseCacheOptions<T> {
   /** Entries kept; past it the least recently used is evicted (closed once unleased). */
@@ -21,6 +25,8 @@ interface Entry<T> {
 export class LeaseCache<T> {
   /** Insertion order is recency order: a use moves the entry to the end. */
   readonly #entries = new Map<string, Entry<T>>();
+  /** Evicted entries still leased, by key: closed when their last lease ends, unless taken back first. */
+  readonly #draining = new Map<string, Entry<T>>();
   readonly #closing = new Set<Promise<void>>();
   readonly #options: LeaseCacheOptions<T>;
 
@@ -35,13 +41,14 @@ export class LeaseCache<T> {
 
   /** Runs `work` with the entry for `key`, made by `open` if there is none; the lease ends when `work` settles. */
   async use<R>(key: string, open: () => Promise<T>, work: (value: T) => Promise<R>): Promise<R> {
-    let entry = this.#entries.get(key);
+    let entry = this.#entries.get(key) ?? this.#takeBack(key);
     if (entry === undefined) {
       entry = { value: open(), leases: 0, evicted: false };
       const opened = entry;
       // A failed opening is not remembered: the next request tries again.
       opened.value.catch(() => {
         if (this.#entries.get(key) === opened) this.#entries.delete(key);
+        if (this.#draining.get(key) === opened) this.#draining.delete(key);
       });
     } else {
       this.#entries.delete(key);
@@ -53,7 +60,10 @@ export class LeaseCache<T> {
       return await work(await entry.value);
     } finally {
       entry.leases -= 1;
-      if (entry.evicted && entry.leases === 0) this.#close(entry);
+      if (entry.evicted && entry.leases === 0) {
+        if (this.#draining.get(key) === entry) this.#draining.delete(key);
+        this.#close(entry);
+      }
     }
   }
 
@@ -61,6 +71,8 @@ export class LeaseCache<T> {
   async close(): Promise<void> {
     const all = [...this.#entries.values()];
     this.#entries.clear();
+    // Draining entries close when their last lease ends, as before shutdown.
+    this.#draining.clear();
     for (const entry of all) {
       entry.evicted = true;
       this.#close(entry);
@@ -74,7 +86,17 @@ export class LeaseCache<T> {
       this.#entries.delete(key);
       entry.evicted = true;
       if (entry.leases === 0) this.#close(entry);
+      else this.#draining.set(key, entry);
     }
+  }
+
+  /** The evicted, still-leased entry for `key`, back in use (one whose opening failed has left #draining). */
+  #takeBack(key: string): Entry<T> | undefined {
+    const entry = this.#draining.get(key);
+    if (entry === undefined) return undefined;
+    this.#draining.delete(key);
+    entry.evicted = false;
+    return entry;
   }
 
   #close(entry: Entry<T>): void {
