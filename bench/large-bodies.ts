@@ -110,15 +110,9 @@ class Meter {
   }
 }
 
-/**
- * The load generator's client (loadgen.ts): `raw` (the default) a bare
- * keep-alive socket; BENCH_HTTP_CLIENT=node gives node:http's, as before.
- */
-const client: 'raw' | 'node' = process.env.BENCH_HTTP_CLIENT === 'node' ? 'node' : 'raw';
-
 function serverSide(base: string, operation: LargeBodyOperation, connections: number, body: () => Buffer): Side {
   const once = async (seconds: number) => {
-    const result = await generateLoad({ url: base + operation.path, method: 'POST', headers: { ...RENDER_HEADERS }, body, connections, seconds, client });
+    const result = await generateLoad({ url: base + operation.path, method: 'POST', headers: { ...RENDER_HEADERS }, body, connections, seconds });
     const ok = result.byStatus['200'];
     const others = Object.keys(result.byStatus).filter((status) => status !== '200');
     // Anything but 200 would make the request count (and so the CPU per request) wrong.

@@ -8,6 +8,7 @@ import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RawConnection, requestHead } from './raw-http.js';
+import { DEFAULT_CLIENT, type HttpClient } from './settings.js';
 import { Samples, round, type Latency } from './stats.js';
 
 export interface LoadOptions {
@@ -24,13 +25,10 @@ export interface LoadOptions {
    * every intervalMs, as a balancer's health checker does.
    */
   readonly intervalMs?: number;
-  /**
-   * `raw`: each connection is a bare keep-alive socket (raw-http.ts) rather
-   * than node:http's client, which costs the load generator's process a
-   * millisecond or more a request on the cores the server shares.
-   */
-  readonly client?: 'node' | 'raw';
+  /** The client (settings.ts HttpClient); DEFAULT_CLIENT unless given. */
+  readonly client?: HttpClient;
 }
+
 
 export interface OpenLoadOptions extends Omit<LoadOptions, 'connections' | 'intervalMs'> {
   /** Arrivals per second, whatever the answers: an open loop, as independent clients behave. */
@@ -81,7 +79,7 @@ function record(byStatus: Map<number, Samples>, status: number, ms: number): voi
  */
 export async function generateOpenLoad(options: OpenLoadOptions): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets });
-  const raw = options.client === 'raw' ? rawPool(options, options.maxSockets) : undefined;
+  const raw = (options.client ?? DEFAULT_CLIENT) === 'raw' ? rawPool(options, options.maxSockets) : undefined;
   const send = raw?.send ?? sender(options, agent);
   const byStatus = new Map<number, Samples>();
   let errors = 0;
@@ -183,7 +181,7 @@ export async function generateLoad(options: LoadOptions): Promise<LoadResult> {
 
   const connection = async () => {
     let send = shared;
-    if (options.client === 'raw') {
+    if ((options.client ?? DEFAULT_CLIENT) === 'raw') {
       const raw = rawSender(options);
       raws.push(raw);
       send = raw.send;

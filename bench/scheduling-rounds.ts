@@ -83,7 +83,7 @@ function cpuMs(before: ThreadTimes, after: ThreadTimes): number {
  * pays a heavier client on the shared cores than the other.
  */
 function renders(server: ChildServer, settings: Settings, seconds: number): Promise<LoadResult> {
-  return generateLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, connections: saturation(settings), seconds, client: 'raw' });
+  return generateLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, connections: saturation(settings), seconds });
 }
 
 function ok(result: LoadResult, what: string): { readonly perSecond: number; readonly p99Ms: number; readonly count: number } {
@@ -125,7 +125,7 @@ async function oneRound(server: ChildServer, settings: Settings): Promise<Schedu
 
   const ratePerSecond = Math.max(1, Math.round(OVERLOAD_FACTOR * alone.perSecond));
   logFrom = server.outputBytes();
-  const flood = await generateOpenLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, ratePerSecond, maxSockets: MAX_SOCKETS, seconds, client: 'raw' });
+  const flood = await generateOpenLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, ratePerSecond, maxSockets: MAX_SOCKETS, seconds });
   const floodInServer = loggedP99(server, logFrom);
   const admitted = ok(flood, 'overload');
   const rejectedShare = flood.total > 0 ? round((flood.byStatus['503']?.count ?? 0) / flood.total, 3) : 0;

@@ -23,6 +23,19 @@ export interface Settings {
   readonly resultsDir: string;
 }
 
+/**
+ * The load generator's client (loadgen.ts). `raw`: each connection is a bare
+ * keep-alive socket (raw-http.ts) rather than node:http's client, which costs
+ * the load generator's process a millisecond or more a request on the two
+ * cores the server shares, while a bare pool's side of a ratio has no client
+ * at all (bench:large, load 13: 1.3 ms a split, 2.5 ms a fill-form; README
+ * "Benchmarks").
+ */
+export type HttpClient = 'node' | 'raw';
+
+/** Every scenario's client: `raw`, or node:http's with BENCH_HTTP_CLIENT=node (the client of the figures before 2026-11-25). */
+export const DEFAULT_CLIENT: HttpClient = process.env.BENCH_HTTP_CLIENT === 'node' ? 'node' : 'raw';
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadSettings(env: Readonly<Record<string, string | undefined>> = process.env): Settings {
