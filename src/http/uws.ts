@@ -27,5 +27,5 @@ export function loadNativeBinding(abi: string = process.versions.modules): typeo
 export const uws = loadNativeBinding();
 // Without it, every response carries "uWebSockets: 20", naming the server and its major version to anyone
 // (OWASP: do not fingerprint the stack). "silent" clears the loop's write mark (uWS Loop::setSilent), process-wide;
-// test/security-headers.test.ts fails if an upgrade brings the header back.
+// test/pipeline.test.ts fails if an upgrade brings the header back.
 uws._cfg('silent');
