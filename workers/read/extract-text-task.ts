@@ -78,7 +78,7 @@ async function readPages(document: ReaderDocument, first: number, last: number, 
       budget.spend(operators.fnArray.length, number);
       const items = await page.text({ styles: true });
       budget.spend(items.length, number);
-      pages.push({ page_number: number, width: page.size.width, height: page.size.height, spans: spansOf(items, granularity, language) });
+      pages.push({ page_number: number, width: page.size.width, height: page.size.height, spans: spansOf(items, granularity, language, page.size.width) });
     } finally {
       page.close();
     }
@@ -86,9 +86,9 @@ async function readPages(document: ReaderDocument, first: number, last: number, 
   return pages;
 }
 
-function spansOf(items: readonly TextItem[], granularity: Granularity, language: string | undefined): TextSpan[] {
+function spansOf(items: readonly TextItem[], granularity: Granularity, language: string | undefined, pageWidth: number): TextSpan[] {
   const spans: TextSpan[] = [];
-  for (const block of layoutPage(items, language)) {
+  for (const block of layoutPage(items, language, pageWidth)) {
     for (const line of block.lines) {
       for (const item of line.items) {
         for (const piece of splitItem(item, granularity, language)) {

@@ -70,7 +70,7 @@ async function readPages(document: ReaderDocument, first: number, last: number, 
       if (operators !== null) budget.spend(operators.fnArray.length, number);
       const items = wanted.extract_text || wanted.extract_tables ? await page.text({ styles: wanted.extract_text }) : [];
       budget.spend(items.length, number);
-      const blocks = wanted.extract_text ? layoutPage(items, wanted.language_hint) : [];
+      const blocks = wanted.extract_text ? layoutPage(items, wanted.language_hint, page.size.width) : [];
       const parsed: Record<string, unknown> = {
         page_number: number,
         width: page.size.width,

@@ -50,7 +50,7 @@ export const extractTextCapability = jsonTask(ExtractTextRequest, async (request
       try {
         const items = await page.text({ styles: false });
         budget.spend(items.length, number);
-        const blocks = layoutPage(items);
+        const blocks = layoutPage(items, undefined, page.size.width);
         pages.push({ page_number: number, text: pageText(blocks), ...(request.layout === 'blocks' ? { blocks: blocks.map(blockResult) } : {}) });
       } finally {
         page.close();

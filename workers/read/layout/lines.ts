@@ -5,6 +5,7 @@
 // they share a direction; a line is cut where the gap along it is wider than
 // COLUMN_GAP_EM: a gutter between columns or cells, not a space between words.
 import type { TextItem } from '../types.js';
+import { displayText, keepsTo, logicalLine, RTL_LETTER } from './logical-order.js';
 
 /** Wider than any justified word space seen in the corpus (~0.6 em), narrower than a column gutter. */
 const COLUMN_GAP_EM = 1.2;
@@ -40,7 +41,8 @@ interface Framed {
 /** Scripts written without spaces between words: lines and items join with nothing between them. */
 export const NO_SPACE_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
-export function groupLines(items: readonly TextItem[], language?: string): TextLine[] {
+/** `pageWidth`: the page's width, which tells the side a line keeps to (its reading direction when the line alone cannot: logical-order.ts). */
+export function groupLines(items: readonly TextItem[], language?: string, pageWidth?: number): TextLine[] {
   const byRotation = new Map<number, Framed[]>();
   for (const item of withoutOverprints(items)) {
     if (item.text.trim() === '' && item.width <= 0) continue;
@@ -55,7 +57,7 @@ export function groupLines(items: readonly TextItem[], language?: string): TextL
   }
   const lines: TextLine[] = [];
   const joiner = spaceRule(language);
-  for (const [rotation, group] of byRotation) lines.push(...linesInFrame(rotation, group, joiner));
+  for (const [rotation, group] of byRotation) lines.push(...linesInFrame(rotation, group, joiner, rotation === 0 ? pageWidth : undefined));
   return lines;
 }
 
@@ -103,7 +105,7 @@ function withoutOverprints(items: readonly TextItem[]): TextItem[] {
 
 type SpaceRule = (previous: TextItem, next: TextItem, gap: number) => boolean;
 
-function linesInFrame(rotation: number, framed: Framed[], needsSpace: SpaceRule): TextLine[] {
+function linesInFrame(rotation: number, framed: Framed[], needsSpace: SpaceRule, pageWidth: number | undefined): TextLine[] {
   framed.sort((a, b) => a.v + a.item.height / 2 - (b.v + b.item.height / 2) || a.u - b.u);
   const rows: Framed[][] = [];
   let row: Framed[] = [];
@@ -133,18 +135,23 @@ function linesInFrame(rotation: number, framed: Framed[], needsSpace: SpaceRule)
     for (const entry of entries) {
       const gap = entry.u - end;
       if (piece.length > 0 && gap > COLUMN_GAP_EM * Math.max(entry.item.fontSize, 1)) {
-        lines.push(lineOf(rotation, piece, needsSpace));
+        lines.push(lineOf(rotation, piece, needsSpace, pageWidth));
         piece = [];
       }
       piece.push(entry);
       end = Math.max(end, entry.u + entry.item.width);
     }
-    if (piece.length > 0) lines.push(lineOf(rotation, piece, needsSpace));
+    if (piece.length > 0) lines.push(lineOf(rotation, piece, needsSpace, pageWidth));
   }
   return lines.filter((line) => line.text.trim() !== '');
 }
 
-function lineOf(rotation: number, entries: readonly Framed[], needsSpace: SpaceRule): TextLine {
+function lineOf(rotation: number, visual: readonly Framed[], needsSpace: SpaceRule, pageWidth: number | undefined): TextLine {
+  if (visual.some(({ item }) => RTL_LETTER.test(item.text))) return bidiLineOf(rotation, visual, needsSpace, pageWidth);
+  return assembled(rotation, visual, needsSpace);
+}
+
+function assembled(rotation: number, entries: readonly Framed[], needsSpace: SpaceRule, logicalText?: string): TextLine {
   let text = '';
   let end = -Infinity;
   let previous: TextItem | null = null;
@@ -160,7 +167,27 @@ function lineOf(rotation: number, entries: readonly Framed[], needsSpace: SpaceR
   const v = Math.min(...entries.map((e) => e.v));
   const length = end - u;
   const thickness = Math.max(...entries.map((e) => e.v + e.item.height)) - v;
-  return { text: text.replace(/\s+/g, ' ').trim(), items: entries.map((e) => e.item), rotation, u, v, length, thickness, fontSize: dominant(sizes), ...pageBox(rotation, u, v, length, thickness) };
+  return { text: (logicalText ?? text).replace(/\s+/g, ' ').trim(), items: entries.map((e) => e.item), rotation, u, v, length, thickness, fontSize: dominant(sizes), ...pageBox(rotation, u, v, length, thickness) };
+}
+
+/**
+ * A line with right-to-left letters: its text and items in logical order
+ * (logical-order.ts). Where a space goes is decided on the items as drawn,
+ * left to right, as for any line.
+ */
+function bidiLineOf(rotation: number, visual: readonly Framed[], needsSpace: SpaceRule, pageWidth: number | undefined): TextLine {
+  let end = -Infinity;
+  let previous: TextItem | null = null;
+  const pieces = visual.map(({ item, u }) => {
+    const drawn = { ...item, text: displayText(item.text) };
+    const spaceBefore = previous !== null && needsSpace(previous, drawn, u - end);
+    end = Math.max(end, u + item.width);
+    previous = drawn;
+    return { text: drawn.text, spaceBefore };
+  });
+  const start = Math.min(...visual.map((e) => e.u));
+  const line = logicalLine(pieces, keepsTo(start, end, pageWidth));
+  return assembled(rotation, line.order.map((index) => visual[index] as Framed), needsSpace, line.text);
 }
 
 /**

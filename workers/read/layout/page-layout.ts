@@ -9,9 +9,13 @@ import { readingOrder } from './order.js';
 export type { TextBlock } from './blocks.js';
 export type { TextLine } from './lines.js';
 
-/** Blocks in reading order (index = reading order). `language`: a BCP 47 tag for joining text in scripts without spaces. */
-export function layoutPage(items: readonly TextItem[], language?: string): TextBlock[] {
-  const blocks = groupBlocks(groupLines(items, language));
+/**
+ * Blocks in reading order (index = reading order). `language`: a BCP 47 tag
+ * for joining text in scripts without spaces; `pageWidth`: tells a mixed
+ * right-to-left line's direction when its text alone cannot (lines.ts).
+ */
+export function layoutPage(items: readonly TextItem[], language?: string, pageWidth?: number): TextBlock[] {
+  const blocks = groupBlocks(groupLines(items, language, pageWidth));
   return readingOrder(blocks).map((index) => blocks[index] as TextBlock);
 }
 
