@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { renderPdf } from './helpers/http.js';
+import { wordBoxes } from './helpers/pdf-tools.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -53,4 +54,20 @@ describe('right-to-left and mixed lines come back in logical order', () => {
       }
     });
   }
+
+  test('the words of a right-to-left run sit where poppler finds them: the first word rightmost', async () => {
+    const text = 'שלום עולם זהו טקסט בעברית';
+    const pdf = await renderPdf(s.base, { operations: [{ type: 'add_text', text, size: 16 }] });
+    const spans = (await post('/v1/extract-text', KEYS.pro, { pdf_data: b64(pdf), options: { granularity: 'word' } })).pages[0].spans as { text: string; x: number; width: number }[];
+    assert.deepEqual(spans.map((span) => span.text), text.split(' '));
+    // pdftotext -bbox lists a right-to-left word's characters in display order.
+    const boxes = await wordBoxes(pdf);
+    for (const span of spans) {
+      const box = boxes.find((b) => b.word === [...span.text].reverse().join(''));
+      assert.ok(box !== undefined, JSON.stringify(boxes));
+      // Widths inside a run are estimated when the glyph advances do not match its characters one to one: its centre is checked.
+      const centre = span.x + span.width / 2;
+      assert.ok(centre > box.xMin && centre < box.xMax, `${span.text} at ${span.x}+${span.width}, poppler ${box.xMin}-${box.xMax}`);
+    }
+  });
 });

@@ -6,6 +6,7 @@
 // Words: Intl.Segmenter, so text in scripts without spaces (Chinese,
 // Japanese, Thai, ...) is cut at word boundaries too, in the language the
 // request names.
+import { displayOrder } from './layout/logical-order.js';
 import { NO_SPACE_SCRIPT } from './layout/lines.js';
 import type { TextItem } from './types.js';
 
@@ -49,7 +50,11 @@ function segmenter(language: string | undefined): Intl.Segmenter {
 export function splitItem(item: TextItem, granularity: Granularity, language?: string): Piece[] {
   if (granularity === 'span') return [{ text: item.text, x: item.x, y: item.y, width: item.width }];
   const chars = [...item.text];
-  const widths = charWidths(item, chars);
+  // A right-to-left run's text is in logical order but its glyphs were drawn (and measured) in display order.
+  const drawn = chars.length === item.text.length ? displayOrder(item.text) : null;
+  const widths = charWidths(item, drawn === null ? chars : drawn.map((index) => chars[index] ?? ''));
+  const place: number[] = drawn === null ? chars.map((_, i) => i) : [];
+  drawn?.forEach((index, at) => (place[index] = at));
   const offsets: number[] = [];
   let sum = 0;
   for (const width of widths) {
@@ -60,8 +65,14 @@ export function splitItem(item: TextItem, granularity: Granularity, language?: s
   const cos = Math.cos(radians);
   const sin = Math.sin(radians);
   const piece = (text: string, from: number, to: number): Piece => {
-    const start = offsets[from] ?? sum;
-    const end = to < offsets.length ? (offsets[to] as number) : sum;
+    let start = Number.POSITIVE_INFINITY;
+    let end = Number.NEGATIVE_INFINITY;
+    for (let i = from; i < to; i++) {
+      const at = place[i] ?? i;
+      start = Math.min(start, offsets[at] ?? sum);
+      end = Math.max(end, (offsets[at] ?? sum) + (widths[at] ?? 0));
+    }
+    if (start > end) start = end = sum;
     return { text, x: round(item.x + start * cos), y: round(item.y + start * sin), width: round(end - start) };
   };
   if (granularity === 'char') {

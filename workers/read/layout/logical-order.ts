@@ -39,14 +39,20 @@ export interface LogicalLine {
  * reverses its runs; the same reversal at the same base level undoes it.
  */
 export function displayText(text: string): string {
-  if (!RTL_LETTER.test(text) && !/[\u0660-\u0669\u066b\u066c]/.test(text)) return text;
+  const order = displayOrder(text);
+  return order === null ? text : order.map((index) => text[index] ?? '').join('');
+}
+
+/** For each code unit of the item as drawn, left to right, the index of the code unit of `text` it is; null when drawn as written. */
+export function displayOrder(text: string): number[] | null {
+  if (!RTL_LETTER.test(text) && !/[\u0660-\u0669\u066b\u066c]/.test(text)) return null;
   let counted = 0;
   for (let i = 0; i < text.length; i++) {
     const type = bidi.getBidiCharTypeName(text[i] ?? '');
     if (type === 'R' || type === 'AL' || type === 'AN') counted++;
   }
   const direction: Direction = counted / text.length < 0.3 && text.length > 4 ? 'ltr' : 'rtl';
-  return reordered(text, direction).text;
+  return reordered(text, direction).from;
 }
 
 /**
