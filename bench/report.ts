@@ -161,13 +161,13 @@ function scalingTable(scaling: ScalingResult): string {
 }
 
 function comparisonsTable(comparisons: readonly Comparison[]): string {
-  const rows = comparisons.map(({ ratio: c, target, note }) => {
+  const rows = comparisons.map(({ ratio: c, target, note, cpu }) => {
     const judged = target === undefined ? (c.noisy ? '**noisy**' : '') : `${target.text}: ${verdict(c, target.met) === 'noisy' ? '**noisy**' : `(${verdict(c, target.met)})`}`;
     return [
       c.name,
       `${c.a}: ${fmt(c.aMedian.requestsPerSecond)} req/s, p99 ${fmt(c.aMedian.p99Ms)} ms`,
       `${c.b}: ${fmt(c.bMedian.requestsPerSecond)} req/s, p99 ${fmt(c.bMedian.p99Ms)} ms`,
-      `**${fmt(c.median)}**${note === undefined ? '' : ` (${note}: ${fmt(c.median > 0 ? round(1 / c.median, 2) : undefined)}×)`}`,
+      `**${fmt(c.median)}**${note === undefined ? '' : ` (${note}: ${fmt(c.median > 0 ? round(1 / c.median, 2) : undefined)}×)`}${cpu === undefined ? '' : `; CPU per task B ÷ A ${fmt(cpu.median)} (${fmt(cpu.min)}-${fmt(cpu.max)})`}`,
       `${fmt(c.min)}-${fmt(c.max)} (±${fmt(round(c.spread * 100, 1))} %)`,
       `${fmt(c.load.before)} → ${fmt(c.load.after)}`,
       judged,
