@@ -1,7 +1,9 @@
 // The raw-bytes reader of large base64 fields (workers/task/binary-fields.ts):
 // whenever it answers, the answer is JSON.parse's; when it cannot be exact
 // it declines, and the task parses the whole body as before, so errors are
-// unchanged (readJsonRequest is checked against the plain path too).
+// unchanged (readJsonRequest is checked against the plain path too). An
+// answer overwrites each cut-out value in the body with its decoded bytes
+// (the body is the task's own), so expectations are read from the body first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -19,9 +21,13 @@ function bytesOf(text: string | Buffer): Uint8Array {
 /** The reader's answer, which must be JSON.parse's whenever there is one; returns whether it answered. */
 function agrees(body: string | Buffer, minLength = 16): boolean {
   const bytes = bytesOf(body);
+  const before = Buffer.from(bytes);
   const fast = parseWithBinaryFields(bytes, KEYS, minLength);
-  if (fast === undefined) return false;
-  assert.deepEqual(fast.value, JSON.parse(Buffer.from(bytes).toString('utf8')));
+  if (fast === undefined) {
+    assert.deepEqual(Buffer.from(bytes), before, 'a declined body is left as it came, for the whole-body parse');
+    return false;
+  }
+  assert.deepEqual(fast.value, JSON.parse(before.toString('utf8')));
   return true;
 }
 
@@ -112,8 +118,9 @@ test('readJsonRequest answers the same with and without binary fields', () => {
   ];
   for (const text of bodies) {
     const bytes = bytesOf(text);
-    const body = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-    assert.deepEqual(readJsonRequest(body, bytes.byteLength, schema, { binaryFields: ['image_data'] }), readJsonRequest(body, bytes.byteLength, schema), text.slice(0, 40));
+    // Each call gets its own body, as a task does: the binary-fields reader writes decoded bytes into it.
+    const body = () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    assert.deepEqual(readJsonRequest(body(), bytes.byteLength, schema, { binaryFields: ['image_data'] }), readJsonRequest(body(), bytes.byteLength, schema), text.slice(0, 40));
   }
 });
 
@@ -127,4 +134,20 @@ test('values that are not base64 as they stand are left to JSON.parse and decode
   }
   const good = parseWithBinaryFields(bytesOf(JSON.stringify({ image_data: BIG })), KEYS, 16)?.value as { image_data: string };
   assert.deepEqual(Buffer.from(decodeBase64(good.image_data, 1 << 20) as Uint8Array), Buffer.from(BIG, 'base64'), 'the remembered bytes are the decoded ones');
+});
+
+test('decoded bytes are written over their base64 in the body, and remembered from there', async () => {
+  const { decodeBase64, forgetDecoded } = await import('../../workers/task/base64.js');
+  const files = [randomBytes(5000), randomBytes(7001)];
+  const body = bytesOf(JSON.stringify({ documents: [{ pdf: files[0]?.toString('base64') }, { pdf: `data:application/pdf;base64,${files[1]?.toString('base64url')}` }] }));
+  const parsed = parseWithBinaryFields(body, KEYS, 16)?.value as { documents: Array<{ pdf: string }> } | undefined;
+  assert.ok(parsed !== undefined);
+  for (const [i, file] of files.entries()) {
+    const bytes = decodeBase64(parsed.documents[i]?.pdf as string, 1 << 20) as Uint8Array;
+    assert.deepEqual(Buffer.from(bytes), file);
+    assert.equal(bytes.buffer, body.buffer, 'a view of the body, not a buffer of its own');
+  }
+  forgetDecoded();
+  // Once forgotten, the string is decoded again (the body no longer holds it).
+  assert.deepEqual(Buffer.from(decodeBase64(parsed.documents[0]?.pdf as string, 1 << 20) as Uint8Array), files[0]);
 });

@@ -47,13 +47,36 @@ const decodedAlready = new Map<string, Uint8Array>();
  * character, so the caller knows JSON.parse would have read the same string.
  */
 export function predecode(value: string): boolean {
-  const text = value.startsWith('data:') ? value.replace(DATA_URI, '') : value;
-  if (text.length === 0 || text.includes(' ')) return false;
-  const url = text.includes('-') || text.includes('_');
-  const bytes = Buffer.from(text, url ? 'base64url' : 'base64');
-  if (bytes.byteLength === 0 || !canonical(text, bytes.byteLength, url)) return false;
-  decodedAlready.set(value, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  const room = Buffer.allocUnsafeSlow(decodedRoom(value));
+  const length = decodeCanonical(value, room, 0);
+  if (length === undefined) return false;
+  remember(value, new Uint8Array(room.buffer, room.byteOffset, length));
   return true;
+}
+
+/** Bytes that decodeCanonical may write for `value`: 3 for every 4 characters. */
+export function decodedRoom(value: string): number {
+  return Math.floor((value.length * 3) / 4);
+}
+
+/**
+ * As predecode, but writing the bytes into `target` at `offset` (room for
+ * decodedRoom(value) bytes) rather than into a new buffer: the number of
+ * bytes, or undefined when `value` is not base64 as it stands (what was
+ * written is then meaningless).
+ */
+export function decodeCanonical(value: string, target: Buffer, offset: number): number | undefined {
+  const text = value.startsWith('data:') ? value.replace(DATA_URI, '') : value;
+  if (text.length === 0 || text.includes(' ')) return undefined;
+  const url = text.includes('-') || text.includes('_');
+  const length = target.write(text, offset, url ? 'base64url' : 'base64');
+  if (length === 0 || !canonical(text, length, url)) return undefined;
+  return length;
+}
+
+/** `bytes` are what `value` decodes to (decodeCanonical's check passed): decodeBase64(value) answers them until forgetDecoded. */
+export function remember(value: string, bytes: Uint8Array): void {
+  decodedAlready.set(value, bytes);
 }
 
 /** Called when a task ends. */
