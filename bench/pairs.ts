@@ -12,17 +12,16 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { Piscina } from 'piscina';
-import type { SharpTask } from './baselines/sharp-worker.js';
 import { vipsThumbnail, vipsVersion } from './baselines/vips-cli.js';
 import type { ChildServer } from './child.js';
+import { CpuAccount, type CpuPerRequest } from './cpu-per-request.js';
 import { LETTER_JSON, REGISTERED_LETTER_JSON, TAGGED_LETTER_JSON } from './documents.js';
 import { ARTICLE, INVOICE, LETTER_CUSTOM_FONT, UNICODE } from './engine-documents.js';
 import { DEJAVU_SANS_PATH, fontRequests, rotation, SUBSET_PATH, type FontRequest } from './font-requests.js';
 import { cpuRatios, invoiceSides } from './invoice-pair.js';
 import { interleave, spreadOf, type InterleavedRatio, type RatioSpread, type InterleaveOptions, type Side } from './interleave.js';
+import { compareImageToSharp, IMAGE_TO_SHARP, sharpPool } from './image-pair.js';
 import { IMAGE_PATH, photoJpeg, QUALITY, requestBody as imageBody, WIDTH } from './scenarios/image-compress.js';
 import { checkRender, RENDER_HEADERS, RENDER_PATH, renderPages, saturation } from './scenarios/render.js';
 import type { Settings } from './settings.js';
@@ -31,7 +30,6 @@ import { round } from './stats.js';
 import { cpuSplit, threadTimes, type CpuSplit } from './thread-cpu.js';
 
 const run = promisify(execFile);
-const SHARP_WORKER = fileURLToPath(new URL('./baselines/sharp-worker.js', import.meta.url));
 const dejavu = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 
 /** What a target asks of a median ratio, for the summary. */
@@ -47,6 +45,8 @@ export interface Comparison {
   readonly note?: string;
   /** Where each side's thread CPU was read: B's CPU per task ÷ A's, round by round (the load does not move it). */
   readonly cpu?: RatioSpread;
+  /** CPU a request on each side (the server over HTTP ÷ a baseline in this process), where read (cpu-per-request.ts). */
+  readonly cpuPerRequest?: CpuPerRequest;
 }
 
 export interface MainThreadCpu {
@@ -88,7 +88,7 @@ export async function runPairs(settings: Settings, server: ChildServer, options:
   const base = server.base;
   const onServer = (body: Buffer, path = RENDER_PATH): Side => serverSide('Platen', { url: base + path, headers: { ...RENDER_HEADERS }, body, connections });
   const pool = new BarePool(settings);
-  const sharp = new Piscina<SharpTask, ArrayBuffer>({ filename: SHARP_WORKER, minThreads: settings.workers, maxThreads: settings.workers, concurrentTasksPerWorker: 1, idleTimeout: Number.MAX_SAFE_INTEGER });
+  const sharp = sharpPool(settings);
   const scratch = await mkdtemp(join(tmpdir(), 'platen-bench-pairs-'));
   const comparisons: Comparison[] = [];
   const compare = async (name: string, a: Side, b: Side, extra: Omit<Comparison, 'ratio'> = {}, hooks = {}) => {
@@ -96,6 +96,13 @@ export async function runPairs(settings: Settings, server: ChildServer, options:
     const ratio = await interleave(name, a, b, options, hooks);
     step(`  median ${ratio.median} (${ratio.min}-${ratio.max}), load ${ratio.load.before} → ${ratio.load.after}`);
     comparisons.push({ ratio, ...extra });
+  };
+  /** As compare, with the CPU a request cost each side read around its rounds (the B side must run in this process). */
+  const compareCpu = async (name: string, a: Side, b: Side, extra: Omit<Comparison, 'ratio' | 'cpuPerRequest'> = {}) => {
+    const cpu = new CpuAccount(server.pid);
+    await compare(name, a, b, extra, cpu.hooks);
+    const last = comparisons.pop() as Comparison;
+    comparisons.push({ ...last, cpuPerRequest: cpu.result() });
   };
   try {
     await checkRender(base);
@@ -150,14 +157,10 @@ export async function runPairs(settings: Settings, server: ChildServer, options:
 
     const jpeg = await photoJpeg();
     const image = await imageBody();
-    await checkOk(base, IMAGE_PATH, image, 'image compress');
-    const sharpSide = loopSide('sharp, bare pool, raw bytes', connections, async () => {
-      const copy = new Uint8Array(jpeg.byteLength);
-      copy.set(jpeg);
-      const out = await sharp.run({ jpeg: copy.buffer, width: WIDTH, quality: QUALITY }, { transferList: [copy.buffer] });
-      if (out.byteLength === 0) throw new Error('sharp wrote nothing in the bare pool');
-    });
-    await compare('image compress: Platen ÷ sharp on a bare pool', onServer(image, IMAGE_PATH), sharpSide, { target: AT_LEAST(0.9) });
+    step(`${IMAGE_TO_SHARP} (${options.rounds} interleaved rounds of ${options.roundSeconds} s)`);
+    const imagePair = await compareImageToSharp(settings, server, sharp, options);
+    step(`  median ${imagePair.ratio.median} (${imagePair.ratio.min}-${imagePair.ratio.max}), load ${imagePair.ratio.load.before} → ${imagePair.ratio.load.after}`);
+    comparisons.push(imagePair);
 
     const vips = await vipsVersion();
     if (vips === undefined) step('image compress ÷ vips CLI: skipped, no `vips` command (Debian libvips-tools; test/tools.sh installs it)');
@@ -171,7 +174,7 @@ export async function runPairs(settings: Settings, server: ChildServer, options:
       await response.arrayBuffer();
       if (response.status !== 200) throw new Error(`font subset failed on the server: ${response.status}`);
     });
-    await compare('font subset: Platen ÷ bare pool', subsetOnServer, pool.side('bare pool', connections, () => nextPool().body(), 'font-subset', { maxFontBytes: 50 * 1024 * 1024 }));
+    await compareCpu('font subset: Platen ÷ bare pool', subsetOnServer, pool.side('bare pool', connections, () => nextPool().body(), 'font-subset', { maxFontBytes: 50 * 1024 * 1024 }));
 
     const nextCli = rotation(requestsForFonts);
     const hbSubset = loopSide('hb-subset CLI per request', connections, async () => {

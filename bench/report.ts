@@ -97,6 +97,8 @@ function summarize(info: RunInfo, r: Results): string {
     '',
     comparisonsTable(r.pairs.comparisons),
     '',
+    cpuPerRequestTable(r.pairs.comparisons),
+    '',
     'Charts: [ratios](ratios.svg) (median and range of each comparison), [p99](p99.svg) (both sides of each).',
     '',
     '## Main-thread CPU per request (the one-page letter)',
@@ -174,6 +176,27 @@ function comparisonsTable(comparisons: readonly Comparison[]): string {
     ];
   });
   return table(['Comparison (A ÷ B)', 'A, median of rounds', 'B, median of rounds', 'Median ratio', 'Range', 'Load avg', 'Target'], rows);
+}
+
+/**
+ * The comparisons whose CPU a request was read on both sides (cpu-per-request.ts):
+ * what the req/s ratio is made of, and the ratio CPU allows with and without
+ * the load generator, which shares the cores and costs the baseline nothing.
+ */
+function cpuPerRequestTable(comparisons: readonly Comparison[]): string {
+  const rows = comparisons.flatMap(({ ratio: c, cpuPerRequest: cpu }) =>
+    cpu === undefined
+      ? []
+      : [[c.name, fmt(cpu.serverUs), fmt(cpu.serverMainUs), fmt(cpu.clientUs), fmt(cpu.baselineUs), `**${fmt(cpu.ratioWithClient)}**`, `**${fmt(cpu.ratioWithoutClient)}**`]],
+  );
+  if (rows.length === 0) return '';
+  return [
+    'CPU time a request, read around the same rounds (the server process from /proc, every thread; this process with process.cpuUsage: the HTTP client ' +
+      'during the server\'s rounds, the bare pool and its feeding loop during the baseline\'s). The CPU ratios are the baseline\'s CPU a request ÷ ' +
+      'the server\'s, with and without the client\'s: what the req/s ratio would be if CPU alone decided it; the load moves them far less than req/s.',
+    '',
+    table(['Comparison', 'server µs', 'of which main thread', 'HTTP client µs', 'baseline µs', 'CPU ratio, client counted', 'CPU ratio, client not counted'], rows),
+  ].join('\n');
 }
 
 function schedulingTable(s: SchedulingRatios): string {
