@@ -1,5 +1,5 @@
 // The reader's view of a filled form: POST /v1/parse, checked against the
-// accelerator contract, and page 1's form fields by name.
+// accelerator contract, and every page's form fields by name.
 import assert from 'node:assert/strict';
 import { KEYS, bearer } from './keys.js';
 import { assertMatchesContract, loadContract } from './openapi.js';
@@ -15,5 +15,5 @@ export async function readFormFields(base: string, pdf: Uint8Array): Promise<Map
   });
   assert.equal(response.status, 200);
   const body = (await assertMatchesContract(await loadContract('accel'), 'post', '/v1/parse', response)) as Data;
-  return new Map(body.data.pages[0].form_fields.map((field: Data) => [field.name, field]));
+  return new Map(body.data.pages.flatMap((page: Data) => page.form_fields).map((field: Data) => [field.name, field]));
 }

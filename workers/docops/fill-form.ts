@@ -25,6 +25,7 @@ import { openFailure } from '../task/open-failure.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { NO_DECODED_CAP, Password } from './fields.js';
 import { BoundedMap } from '../util/bounded-map.js';
+import { fieldListDrawer } from './field-list.js';
 import { fieldTextDrawer } from './field-text.js';
 import { checkValues } from './form-values.js';
 
@@ -61,8 +62,8 @@ export const fillForm = binaryTask(FillFormRequest, async (request: FillFormRequ
     const detail = errors.length === 1 ? `${errors[0]?.field}: ${errors[0]?.message}` : `${errors.length} fields cannot be filled as sent; errors[] names each.`;
     throw new TaskFailure('invalid', detail, errors);
   }
-  // pdf-lib draws a value one font has, left to right; the render engine's layout the rest (field-text.ts).
-  await form.fill(values, fieldTextDrawer((text) => missingCharacters(text, fonts).length === 0));
+  // pdf-lib draws a value one font has, left to right; the render engine's layout the rest (field-text.ts) and every list box (field-list.ts).
+  await form.fill(values, { text: fieldTextDrawer((text) => missingCharacters(text, fonts).length === 0), list: fieldListDrawer() });
   return { bytes: await form.save({ flatten: request.flatten }), mediaType: 'application/pdf' };
 }, { binaryFields: ['pdf'] });
 

@@ -6,7 +6,10 @@
 // face for the script), embedded as a subset of the glyphs used. A field is
 // drawn in one font, as pdf-lib's appearance providers draw it, unless the
 // caller's layout (pdf-form-text.ts) takes the value: right-to-left text,
-// scripts shaped out of order, and values that need several fonts.
+// scripts shaped out of order, and values that need several fonts. List
+// boxes are drawn by the caller's layout whenever it is given
+// (pdf-form-list.ts): pdf-lib's provider also ignores the top index and
+// wraps a long option onto rows of its own.
 //
 // One correction to pdf-lib: for a multi-line field with automatic font
 // size (a /DA size of 0), its size search counts a word wider than the box
@@ -16,7 +19,14 @@
 import { PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFName, PDFOptionList, PDFRadioGroup, PDFTextField, StandardFonts, type PDFField, type PDFFont, type PDFWidgetAnnotation } from '@cantoo/pdf-lib';
 import { fontkitShim, parseFont } from './fonts-parse.js';
 import { DocumentFonts } from './pdf.js';
+import { drawListBox, type DrawFieldList } from './pdf-form-list.js';
 import { drawTextField, type DrawFieldText } from './pdf-form-text.js';
+
+/** The caller's layout of the values pdf-lib's providers cannot draw (pdf-form-text.ts) and of list boxes (pdf-form-list.ts). */
+export interface FieldLayout {
+  readonly text: DrawFieldText;
+  readonly list: DrawFieldList;
+}
 
 /** WinAnsiEncoding's characters beyond Latin-1 (ISO 32000-2 Annex D.2), the 0x80-0x9F block. */
 const WIN_ANSI_EXTRA = new Set([...'€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ'].map((c) => c.codePointAt(0) as number));
@@ -66,17 +76,25 @@ export class FormAppearances {
   constructor(
     private readonly doc: PDFDocument,
     private readonly fallbackFonts: readonly Uint8Array[],
-    /** The caller's layout for the values pdf-lib cannot draw (pdf-form-text.ts). */
-    private readonly drawText?: DrawFieldText,
+    private readonly layout?: FieldLayout,
   ) {
     doc.registerFontkit(fontkitShim as never);
     this.#fonts = new DocumentFonts(doc);
   }
 
-  /** Draws the field's widgets as its value now is. */
-  async update(field: PDFField): Promise<void> {
-    if ((field instanceof PDFTextField || field instanceof PDFDropdown) && this.drawText !== undefined) {
-      const used = await drawTextField(this.doc, field, this.#fonts, this.drawText);
+  /**
+   * Draws the field's widgets as its value now is. `selected`: a list box's
+   * selected options by index, when the caller has just chosen them (by
+   * default, what the field holds).
+   */
+  async update(field: PDFField, selected?: readonly number[]): Promise<void> {
+    if (this.layout !== undefined) {
+      const used =
+        field instanceof PDFTextField || field instanceof PDFDropdown
+          ? await drawTextField(this.doc, field, this.#fonts, this.layout.text)
+          : field instanceof PDFOptionList
+            ? await drawListBox(this.doc, field, this.#fonts, this.layout.list, selected)
+            : undefined;
       if (used !== undefined) {
         for (const font of used) this.#used.add(font);
         return;

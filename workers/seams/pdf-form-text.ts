@@ -12,8 +12,9 @@
 // comb and multi-line flags) and writes the form XObject around the text
 // it gets back: the same frame pdf-lib draws (background, border, the
 // /Tx marked content clipped to the inside, ISO 32000-2 section 12.7.4.3),
-// with every font the text uses in its resources.
-import { PDFDict, PDFDropdown, PDFName, PDFNumber, PDFString, PDFHexString, PDFTextField, type PDFDocument, type PDFFont, type PDFRef, type PDFWidgetAnnotation } from '@cantoo/pdf-lib';
+// with every font the text uses in its resources. List boxes use the same
+// frame, with their highlighted rows under the text (pdf-form-list.ts).
+import { PDFDict, PDFDropdown, PDFName, PDFNumber, PDFString, PDFHexString, PDFTextField, type PDFDocument, type PDFFont, type PDFOptionList, type PDFRef, type PDFWidgetAnnotation } from '@cantoo/pdf-lib';
 import type { DocumentFonts, Font, FontSource } from './pdf.js';
 
 export interface FieldColour {
@@ -71,39 +72,54 @@ export async function drawTextField(doc: PDFDocument, field: TextLikeField, font
     const frame = frameOf(doc, field, widget);
     const drawing = await draw({ ...frame.box, text }, fonts);
     if (drawing === undefined) return undefined;
-    const drawn = [...drawing.fonts];
-    const natives = drawn.map((font) => fonts.native(font.key));
-    used.push(...natives);
-    const resources: Record<string, PDFRef> = {};
-    for (const [i, font] of drawn.entries()) resources[font.key] = (natives[i] as PDFFont).ref;
-    const stream = doc.context.flateStream(frame.wrap(drawing.operators), {
-      Type: 'XObject',
-      Subtype: 'Form',
-      BBox: [0, 0, frame.rect.width, frame.rect.height],
-      Resources: { Font: resources },
-    });
-    widget.setNormalAppearance(doc.context.register(stream));
-    widget.removeRolloverAppearance();
-    widget.removeDownAppearance();
-    // /DA names the font a viewer should use if it draws the field anew: the first embedded one the value needed (it has the value's script).
-    const daFont = natives.find((native, i) => !(drawn[i] as Font).standard) ?? natives[0];
-    if (daFont !== undefined) {
-      const da = `/${daFont.name} ${fmt(drawing.fontSize)} Tf ${fmt(frame.box.colour.r)} ${fmt(frame.box.colour.g)} ${fmt(frame.box.colour.b)} rg`;
-      if (widget.getDefaultAppearance() !== undefined) widget.setDefaultAppearance(da);
-      else field.acroField.setDefaultAppearance(da);
-    }
+    used.push(...placeDrawing(doc, field, widget, frame, drawing, fonts));
   }
   return used;
 }
 
-interface Frame {
-  readonly rect: { readonly width: number; readonly height: number };
-  readonly box: Omit<FieldTextBox, 'text'>;
-  /** The whole stream: rotation, background, border, and the text in /Tx marked content clipped to the inside. */
-  wrap(textOperators: string): string;
+/** The fields this module frames: text fields, combo boxes, and list boxes (pdf-form-list.ts). */
+export type FramedField = TextLikeField | PDFOptionList;
+
+/**
+ * Writes a widget's normal appearance: the frame around the drawing, the
+ * drawing's fonts in its resources, and /DA naming the font and size used.
+ * `underlay`: operators drawn over the background and border, under the
+ * text (a list box's highlighted rows). Returns pdf-lib's fonts, for /DR.
+ */
+export function placeDrawing(doc: PDFDocument, field: FramedField, widget: PDFWidgetAnnotation, frame: Frame, drawing: FieldTextDrawing, fonts: DocumentFonts, underlay = ''): PDFFont[] {
+  const drawn = [...drawing.fonts];
+  const natives = drawn.map((font) => fonts.native(font.key));
+  const resources: Record<string, PDFRef> = {};
+  for (const [i, font] of drawn.entries()) resources[font.key] = (natives[i] as PDFFont).ref;
+  const stream = doc.context.flateStream(frame.wrap(drawing.operators, underlay), {
+    Type: 'XObject',
+    Subtype: 'Form',
+    BBox: [0, 0, frame.rect.width, frame.rect.height],
+    Resources: { Font: resources },
+  });
+  widget.setNormalAppearance(doc.context.register(stream));
+  widget.removeRolloverAppearance();
+  widget.removeDownAppearance();
+  // /DA names the font a viewer should use if it draws the field anew: the first embedded one the value needed (it has the value's script).
+  const daFont = natives.find((native, i) => !(drawn[i] as Font).standard) ?? natives[0];
+  if (daFont !== undefined) {
+    const da = `/${daFont.name} ${fmt(drawing.fontSize)} Tf ${fmt(frame.box.colour.r)} ${fmt(frame.box.colour.g)} ${fmt(frame.box.colour.b)} rg`;
+    if (widget.getDefaultAppearance() !== undefined) widget.setDefaultAppearance(da);
+    else field.acroField.setDefaultAppearance(da);
+  }
+  return natives;
 }
 
-function frameOf(doc: PDFDocument, field: TextLikeField, widget: PDFWidgetAnnotation): Frame {
+export interface Frame {
+  readonly rect: { readonly width: number; readonly height: number };
+  readonly box: Omit<FieldTextBox, 'text'>;
+  /** The border's width (/BS /W; 0 when none). */
+  readonly borderWidth: number;
+  /** The whole stream: rotation, background, border, the underlay, and the text in /Tx marked content clipped to the inside. */
+  wrap(textOperators: string, underlay?: string): string;
+}
+
+export function frameOf(doc: PDFDocument, field: FramedField, widget: PDFWidgetAnnotation): Frame {
   const text = field instanceof PDFTextField ? field : undefined;
   const rect = widget.getRectangle();
   const characteristics = widget.getAppearanceCharacteristics();
@@ -111,7 +127,7 @@ function frameOf(doc: PDFDocument, field: TextLikeField, widget: PDFWidgetAnnota
   const turned = rotation === 90 || rotation === 270;
   const width = turned ? rect.height : rect.width;
   const height = turned ? rect.width : rect.height;
-  // As pdf-lib's provider: a border only with /BS /W, 1 pt of padding inside it (none for comb fields).
+  // As pdf-lib's providers: a border only with /BS /W, 1 pt of padding inside it (none for comb fields).
   const borderWidth = widget.getBorderStyle()?.getWidth() ?? 0;
   const padding = text?.isCombed() === true ? 0 : 1;
   const inset = borderWidth + padding;
@@ -136,7 +152,8 @@ function frameOf(doc: PDFDocument, field: TextLikeField, widget: PDFWidgetAnnota
   return {
     rect,
     box,
-    wrap(textOperators) {
+    borderWidth,
+    wrap(textOperators, underlay = '') {
       const ops = ['q'];
       const rotate = ROTATIONS[rotation];
       if (rotate !== undefined) ops.push(`${rotate(rect.width, rect.height)} cm`);
@@ -145,6 +162,7 @@ function frameOf(doc: PDFDocument, field: TextLikeField, widget: PDFWidgetAnnota
       // In their own graphics state: the text's layout starts from the initial one (black fill).
       if (background !== undefined) ops.push(`q ${background} rg ${frameRect} f Q`);
       if (border !== undefined && borderWidth > 0) ops.push(`q ${fmt(borderWidth)} w ${border} RG ${frameRect} S Q`);
+      if (underlay !== '') ops.push(underlay);
       ops.push('/Tx BMC', 'q', `${fmt(inside.x)} ${fmt(inset)} ${fmt(inside.width)} ${fmt(inside.height)} re W n`, textOperators, 'Q', 'EMC', 'Q');
       return ops.join('\n');
     },
@@ -202,7 +220,7 @@ function standardFontOf(doc: PDFDocument, name: string | undefined): string | un
 }
 
 /** /Q of the widget, the field or a parent, or the form (ISO 32000-2 section 12.7.4.3): 0 left, 1 centred, 2 right. */
-function quadding(doc: PDFDocument, widget: PDFWidgetAnnotation, field: TextLikeField): FieldTextBox['alignment'] {
+function quadding(doc: PDFDocument, widget: PDFWidgetAnnotation, field: FramedField): FieldTextBox['alignment'] {
   let q = widget.dict.lookupMaybe(PDFName.of('Q'), PDFNumber);
   for (let node: PDFDict | undefined = field.acroField.dict, depth = 0; q === undefined && node !== undefined && depth < 32; depth++) {
     q = node.lookupMaybe(PDFName.of('Q'), PDFNumber);
@@ -226,6 +244,6 @@ function textOf(value: unknown): string | undefined {
   return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
 }
 
-function fmt(value: number): string {
+export function fmt(value: number): string {
   return String(Math.round(value * 1000) / 1000);
 }

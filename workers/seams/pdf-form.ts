@@ -10,11 +10,12 @@
 // still verifies over the revision it signed, as when a person fills a
 // signed form in a viewer. Any other document is written afresh.
 import { PDFAcroCheckBox, PDFAcroSignature, PDFArray, PDFBool, PDFString, PDFButton, PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFHexString, PDFName, PDFNumber, PDFOptionList, PDFRadioGroup, PDFSignature, PDFTextField, type PDFField } from '@cantoo/pdf-lib';
-import { FormAppearances } from './pdf-form-appearance.js';
-import type { DrawFieldText } from './pdf-form-text.js';
+import { FormAppearances, type FieldLayout } from './pdf-form-appearance.js';
 import { OpenFailure, openSource } from './pdf-structure.js';
 
 export { OpenFailure };
+export type { FieldLayout } from './pdf-form-appearance.js';
+export type { DrawFieldList, FieldListBox, FieldListDrawing } from './pdf-form-list.js';
 export type { DrawFieldText, FieldTextBox, FieldTextDrawing } from './pdf-form-text.js';
 
 export type FormFieldKind = 'text' | 'checkbox' | 'radio' | 'combo' | 'list' | 'button' | 'signature';
@@ -67,10 +68,11 @@ export interface FormDocument {
    * Writes the values with their appearances (fonts: Helvetica where the
    * text is WinAnsi, else the fallback font, embedded as a subset); fields
    * without an appearance get one too; NeedAppearances becomes false.
-   * `drawText` lays out the text values pdf-lib cannot draw (right-to-left,
-   * several fonts: pdf-form-text.ts).
+   * `layout` lays out the text values pdf-lib cannot draw (right-to-left,
+   * several fonts: pdf-form-text.ts) and the rows of list boxes
+   * (pdf-form-list.ts).
    */
-  fill(values: ReadonlyMap<string, FormValue>, drawText?: DrawFieldText): Promise<void>;
+  fill(values: ReadonlyMap<string, FormValue>, layout?: FieldLayout): Promise<void>;
   /** The whole file: the original plus an incremental update when signed, else a fresh file. */
   save(options: { readonly flatten: boolean }): Promise<Uint8Array>;
 }
@@ -125,17 +127,18 @@ class PdfLibForm implements FormDocument {
     this.encrypted = doc.isEncrypted;
   }
 
-  async fill(values: ReadonlyMap<string, FormValue>, drawText?: DrawFieldText): Promise<void> {
+  async fill(values: ReadonlyMap<string, FormValue>, layout?: FieldLayout): Promise<void> {
     const form = this.doc.getForm();
     // A hybrid form's XFA would make XFA viewers (Acrobat) show its own,
     // unchanged data instead of the values written here.
     if (this.xfa === 'hybrid') form.deleteXFA();
-    const appearances = new FormAppearances(this.doc, this.fallbackFonts, drawText);
+    const appearances = new FormAppearances(this.doc, this.fallbackFonts, layout);
     for (const [name, value] of values) {
       const field = this.#byName.get(name);
       if (field === undefined) throw new Error(`pdf-form: no field ${name}`);
       setValue(field, value);
-      await appearances.update(field);
+      // /V holds the options' text now (setValue) and /I the input's, until writeExportValues: a list box is told its selection.
+      await appearances.update(field, value.kind === 'choice' ? optionIndices(field, value.options) : undefined);
       if (value.kind === 'choice') writeExportValues(field, value.options);
     }
     for (const field of form.getFields()) {
@@ -233,13 +236,22 @@ function setValue(field: PDFField, value: FormValue): void {
 /** /V as the options' export values and /I as their indices (ISO 32000-2 section 12.7.5.4), once the appearance shows their text. */
 function writeExportValues(field: PDFField, options: readonly FormOption[]): void {
   const dict = field.acroField.dict;
-  const all = describe(field).options;
   const values = options.map((option) => PDFHexString.fromText(option.value));
   if (values.length === 0) dict.delete(PDFName.of('V'));
   else dict.set(PDFName.of('V'), values.length === 1 ? (values[0] as PDFHexString) : dict.context.obj(values));
-  const indices = options.map((option) => all.findIndex((candidate) => candidate.value === option.value)).filter((index) => index >= 0).sort((a, b) => a - b);
+  const indices = optionIndices(field, options);
   if (indices.length > 1) dict.set(PDFName.of('I'), dict.context.obj(indices));
   else dict.delete(PDFName.of('I'));
+}
+
+/** The options' indices in the field's /Opt, ascending; an option is its export value and text (two may share an export value). */
+function optionIndices(field: PDFField, options: readonly FormOption[]): number[] {
+  const all = describe(field).options;
+  const at = (option: FormOption) => {
+    const exact = all.findIndex((candidate) => candidate.value === option.value && candidate.display === option.display);
+    return exact >= 0 ? exact : all.findIndex((candidate) => candidate.value === option.value);
+  };
+  return options.map(at).filter((index) => index >= 0).sort((a, b) => a - b);
 }
 
 /**
