@@ -84,7 +84,7 @@ interface DocumentImages {
 const documents = new WeakMap<Document, DocumentImages>();
 
 /** Decodes, validates and embeds image bytes (cached per document); throws RenderError (422) with `field` on bad input. */
-export async function loadImage(context: RenderContext, bytes: Uint8Array, field: string): Promise<Image> {
+export async function loadImage(context: Pick<RenderContext, 'doc'>, bytes: Uint8Array, field: string): Promise<Image> {
   let images = documents.get(context.doc);
   if (images === undefined) {
     images = { byHash: new Map(), held: 0 };

@@ -3,13 +3,16 @@
 // route decides the type, so a payload cannot smuggle in another one. The
 // operation is validated exactly as inside a RenderRequest, and its
 // normalised JSON is returned for the session to keep and replay. In a
-// tagged session an image must carry its alt (tagging/alt-check.ts).
+// tagged session an image must carry its alt (tagging/alt-check.ts); in
+// every session the images and font it carries must be ones the render can
+// read (session-preflight.ts).
 import { performance } from 'node:perf_hooks';
 import type { FieldError, Outcome, SessionOperationOptions, TaskInput } from '../protocol.js';
 import { readJsonRequest, refuse } from '../task/json-request.js';
 import { movable, ownBuffer } from '../task/transfer.js';
 import { summarize } from '../task/validation.js';
 import { RenderRequest, normalizeAliases } from './schema.js';
+import { preflight } from './session-preflight.js';
 import { missingAlt } from './tagging/alt-check.js';
 
 const PREFIX = 'operations[0].';
@@ -35,6 +38,8 @@ export async function sessionOperation(input: TaskInput<SessionOperationOptions>
   if (!read.ok) return { ok: false, code: read.code, detail: read.detail, ...(read.errors === undefined ? {} : { errors: read.errors }), timings: timings() };
   const refused = input.options.tagged === true ? missingAlt(read.value.operations[0] as { type: string } & Record<string, unknown>, '') : undefined;
   if (refused !== undefined) return { ok: false, code: 'invalid', detail: summarize([refused]), errors: [refused], timings: timings() };
+  const unrenderable = await preflight(read.value.operations[0] as { type: string } & Record<string, unknown>);
+  if (unrenderable !== undefined) return { ok: false, code: 'invalid', detail: summarize(unrenderable), errors: unrenderable, timings: timings() };
   const json = new TextEncoder().encode(JSON.stringify(operation));
   return movable({ ok: true, value: { body: ownBuffer(json), mediaType: 'application/json' }, timings: timings() });
 }
