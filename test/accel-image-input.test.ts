@@ -100,8 +100,9 @@ describe('POST /v1/image/compress: untrusted input', () => {
       ['resample bilinear', { image_data: png, options: { resample: 'bilinear' } }, 'options.resample', 'INVALID_ENUM'],
       ['color_space cmy', { image_data: png, options: { color_space: 'cmy' } }, 'options.color_space', 'INVALID_ENUM'],
       ['keep_metadata a string', { image_data: png, options: { keep_metadata: 'yes' } }, 'options.keep_metadata', 'INVALID_TYPE'],
-      // validation.ts maps strict-object issues to INVALID_VALUE, as for the render API's objects.
-      ['options a string', { image_data: png, options: 'fast' }, 'options', 'INVALID_VALUE'],
+      // A wrong JSON type is INVALID_TYPE, for an object as for a number or a string (validation.ts).
+      ['options a string', { image_data: png, options: 'fast' }, 'options', 'INVALID_TYPE'],
+      ['options an array', { image_data: png, options: [] }, 'options', 'INVALID_TYPE'],
       ['a body that is an array', [png], '(body)', 'INVALID_TYPE'],
     ];
     for (const [name, body, field, code] of cases) {

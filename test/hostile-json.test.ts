@@ -1,6 +1,6 @@
 // Reliability plan, cases 20 and 43 (/work/shared/reference/reliability-plan.md):
 // JSON parser bombs (nesting 100,000 deep, numbers past the double range,
-// __proto__ members) get a problem document on every route family and leave
+// __proto__ members, keys of 100,000 characters) get a bounded problem document on every route family and leave
 // the workers serving; and the 401s of every kind of bad key are one and the
 // same answer, so that a caller cannot tell an unknown kid from a wrong
 // secret by the response.
@@ -26,6 +26,8 @@ describe('hostile JSON and uniform 401s', () => {
     'arrays 100,000 deep inside a field': `{"operations":${deepArrays}}`,
     'objects 100,000 deep inside an operation': `{"operations":[{"type":"add_text","text":"x","style":${deepObjects}}]}`,
     'a number past the double range': '{"operations":[{"type":"add_text","text":"x","font_size":1e999999}]}',
+    // An unknown key is named in detail and errors[], shortened: it came back whole, twice.
+    'an unknown key of 100,000 characters': `{"${'k'.repeat(100_000)}":1,"operations":[{"type":"add_text","text":"x","${'q'.repeat(100_000)}":1}]}`,
     'a __proto__ member': '{"__proto__":{"polluted":true},"operations":[{"type":"add_text","text":"x","__proto__":{"x":1}}]}',
   };
 
@@ -38,6 +40,7 @@ describe('hostile JSON and uniform 401s', () => {
         const problem = await readProblem(response);
         assert.ok(problem.slug === 'bad-request' || problem.slug === 'validation-failed', `${name}: ${problem.slug}`);
         assert.ok(problem.detail.length < 1000, `${name}: the detail is a sentence, not an echo of the input`);
+        assert.ok(JSON.stringify(problem.errors ?? []).length < 2000, `${name}: errors[] names fields, it does not echo the input`);
       }
       const health = (await (await fetch(`${s.base}/health`)).json()) as { workers: { total: number }; circuit_breaker: string };
       assert.equal(health.workers.total, 1);

@@ -1,7 +1,7 @@
 // The start every JSON task shares (render, validate, session operations,
 // the accelerator's tasks): the body parsed, checked to be an object,
-// optionally reshaped, validated with valibot, and its issues turned into
-// field errors. Written once; it was three copies (issue 9).
+// optionally reshaped, validated with valibot (an array is never an object,
+// object-shapes.ts), and its issues turned into field errors. Written once; it was three copies (issue 9).
 //
 // `binaryFields` names the keys whose values are large base64 strings
 // (font_data, image_data, pdf_data, an operation's data, ...): they are read
@@ -11,6 +11,7 @@ import * as v from 'valibot';
 import type { FieldError } from '../protocol.js';
 import { parseWithBinaryFields } from './binary-fields.js';
 import { NOT_AN_OBJECT, isJsonObject, parseJson } from './json.js';
+import { objectsRefuseArrays } from './object-shapes.js';
 import { summarize, toFieldErrors } from './validation.js';
 
 export interface JsonRequestOptions {
@@ -56,7 +57,7 @@ export function readJsonRequest<Schema extends v.GenericSchema>(
     const error: FieldError = { field: prepared.field, code: prepared.code, message: prepared.message };
     return { ok: false, code: 'invalid', detail: summarize([error]), errors: [error] };
   }
-  const validated = v.safeParse(schema, prepared);
+  const validated = v.safeParse(objectsRefuseArrays(schema), prepared);
   if (!validated.success) {
     const rename = options.fieldPath;
     const errors = toFieldErrors(validated.issues).map((e) => (rename === undefined ? e : { ...e, field: rename(e.field) }));

@@ -13,6 +13,14 @@ const CODES: Record<string, string> = {
   number: 'INVALID_TYPE',
   boolean: 'INVALID_TYPE',
   object: 'INVALID_TYPE',
+  // valibot names each object schema's type issue after the schema: a number where
+  // output, metadata or options go was INVALID_VALUE, a number elsewhere INVALID_TYPE.
+  strict_object: 'INVALID_TYPE',
+  loose_object: 'INVALID_TYPE',
+  object_with_rest: 'INVALID_TYPE',
+  record: 'INVALID_TYPE',
+  tuple: 'INVALID_TYPE',
+  strict_tuple: 'INVALID_TYPE',
   array: 'INVALID_TYPE',
   integer: 'INVALID_TYPE',
   finite: 'INVALID_TYPE',
@@ -25,13 +33,24 @@ const CODES: Record<string, string> = {
   hex_color: 'INVALID_FORMAT',
 };
 
+/**
+ * Characters of one key in a field path: an unknown key is the client's own
+ * text, and a 1 MB key came back whole, twice (in `detail` and `errors[]`).
+ */
+export const MAX_KEY_LENGTH = 64;
+
 export function fieldPath(path: readonly v.IssuePathItem[] | undefined): string {
   let out = '';
   for (const item of path ?? []) {
     if (item.type === 'array') out += `[${String(item.key)}]`;
-    else out += out === '' ? String(item.key) : `.${String(item.key)}`;
+    else out += out === '' ? boundedKey(item.key) : `.${boundedKey(item.key)}`;
   }
   return out === '' ? '(body)' : out;
+}
+
+function boundedKey(key: unknown): string {
+  const text = String(key);
+  return text.length > MAX_KEY_LENGTH ? `${text.slice(0, MAX_KEY_LENGTH - 3)}...` : text;
 }
 
 /**
