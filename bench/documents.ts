@@ -77,3 +77,47 @@ export function bodyOf(document: Buffer): ArrayBuffer {
   copy.set(document);
   return copy.buffer;
 }
+
+// --- letters whose text varies per request ---------------------------------
+
+const FIRST_NAMES = ['Annelies', 'Jörg', 'Hélène', 'José', 'Zofia', 'Björn', 'Quentin', 'Chiara', 'Łukasz', 'Siobhán', 'Yusuf', 'Ingrid', 'Matthías', 'Kwame', 'Žofie', 'Pádraig'];
+const LAST_NAMES = ['de Vries', 'Müller', 'Dubois', 'Núñez', 'Kowalczyk', 'Åkesson', 'Yarborough', 'Fabbri', 'Wójcik', 'Ó Briain', 'Øvergaard', 'Jaxon', 'Çelik', 'Zapata', 'Gąsior', 'Fitzwilliam'];
+const CITIES = ['Rotterdam', 'Zürich', 'Kraków', 'Göteborg', 'Québec', 'Ålesund', 'Bilbao', 'Jyväskylä'];
+const PRODUCTS = ['replacement bearings', 'hydraulic couplings', 'gear-box seals', 'conveyor belts', 'torque sensors', 'valve actuators', 'ball screws', 'linear guides'];
+const EXTRA_PARAGRAPHS = [
+  'Quality inspection flagged two crates for a second check of their packing; both passed and will travel with the rest, as your quality team requested by phone on Wednesday.',
+  'We have extended the warranty on the units in this shipment to thirty-six months, in view of the delayed delivery of your previous order, at no extra cost to you.',
+  'Kindly note our new bank details, effective from the first of next month: the account number changes, while our VAT identification and company registration stay exactly as before.',
+  'Jakob Ziegler joins our field service team next quarter and will be your technician for the commissioning visit; he can be reached through the same service desk.',
+];
+
+/**
+ * The letter with its addressee, city, product, amount, date and the order of
+ * its paragraphs (plus one of four extra paragraphs) taken from lists by a
+ * counter: each body differs from the others in its text and so in the glyphs
+ * its fonts draw and the order they are first drawn in (which a font subset's
+ * memo keys on). Measures what a glyph-set memo cannot serve: a service
+ * whose documents are not all the same text.
+ */
+export function varyingLetter(index: number, extra: Record<string, unknown> = {}): Buffer {
+  const pick = <T>(list: readonly T[], salt: number): T => list[Math.floor(index / salt) % list.length] as T;
+  const name = `${pick(FIRST_NAMES, 1)} ${pick(LAST_NAMES, 3)}`;
+  const product = pick(PRODUCTS, 5);
+  const paragraphs = [...PARAGRAPHS.map((text) => text.replace('replacement bearings', product).replace('Rotterdam', pick(CITIES, 7))), pick(EXTRA_PARAGRAPHS, 2)];
+  for (let i = paragraphs.length - 1; i > 0; i--) {
+    const j = (index * 7 + i * 13) % (i + 1);
+    [paragraphs[i], paragraphs[j]] = [paragraphs[j] as string, paragraphs[i] as string];
+  }
+  const amount = ((index * 7919) % 100_000) / 100 + 100;
+  const operations = LETTER.operations.flatMap((op): Array<Record<string, unknown>> => {
+    if (op.type !== 'add_text') return [op];
+    const text = (op as { text: string }).text;
+    if (text.startsWith('Ms. Annelies')) return [{ ...op, text: text.replace('Ms. Annelies de Vries', name).replace('Rotterdam', pick(CITIES, 7)) }];
+    if (text.startsWith('Leeds, 21')) return [{ ...op, text: `Leeds, ${1 + (index % 28)} March 2025` }];
+    if (text.startsWith('Your order')) return [{ ...op, text: `Your order NWB-2025-${String(index % 10_000).padStart(4, '0')}: dispatch of ${product}, EUR ${amount.toFixed(2)}` }];
+    if (text.startsWith('\nDear')) return [{ ...op, text: `\nDear ${name},\n` }];
+    if (PARAGRAPHS.some((paragraph) => text === `${paragraph}\n`)) return PARAGRAPHS.indexOf(text.slice(0, -1)) === 0 ? paragraphs.map((paragraph) => ({ ...op, text: `${paragraph}\n` })) : [];
+    return [op];
+  });
+  return Buffer.from(JSON.stringify({ ...LETTER, operations, ...extra }), 'utf8');
+}

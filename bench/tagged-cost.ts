@@ -10,14 +10,18 @@
 // milliseconds per render (process.cpuUsage; the task is synchronous work on
 // this thread, plus GC). Ratios: registered ÷ standard, tagged ÷ untagged
 // (the default's cost), embedded ÷ untagged and tagged ÷ embedded (the
-// tagging itself). About 40 s.
+// tagging itself). Then the same letter with text that varies per request
+// (bench/documents.ts varyingLetter: addressee, product, amount, paragraph
+// order; a different body every render), untagged and tagged: the memos
+// keyed on a glyph set (font subsets, ToUnicode CMaps, font objects) serve
+// the fixed letter every time and the varying one hardly ever. About 55 s.
 //
 //   npm run build && node dist/bench/tagged-cost.js
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { RenderOptions } from '../workers/protocol.js';
 import { render } from '../workers/render/task.js';
-import { bodyOf, EMBEDDED_LETTER_JSON, LETTER_JSON, REGISTERED_LETTER_JSON, TAGGED_LETTER_JSON } from './documents.js';
+import { bodyOf, EMBEDDED_LETTER_JSON, LETTER_JSON, REGISTERED_LETTER_JSON, TAGGED_LETTER_JSON, varyingLetter } from './documents.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const ROUND_MS = Number(process.env.BENCH_ROUND_SECONDS ?? 1.2) * 1000;
@@ -26,11 +30,25 @@ const dejavu = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts
 /** What the server sends a worker for a client with these two registered families (RenderOptions.fonts). */
 const REGISTERED: Partial<RenderOptions> = { fonts: { Brand: join(dejavu, 'DejaVuSerif.ttf'), 'Brand Bold': join(dejavu, 'DejaVuSerif-Bold.ttf') } };
 
-const SIDES: ReadonlyArray<readonly [string, Buffer, Partial<RenderOptions>]> = [
-  ['untagged', LETTER_JSON, {}],
-  ['registered fonts, untagged', REGISTERED_LETTER_JSON, REGISTERED],
-  ['embedded fonts, untagged (pdf_a 2b)', EMBEDDED_LETTER_JSON, {}],
-  ['tagged', TAGGED_LETTER_JSON, {}],
+/** Distinct varying letters per side: more than the renders of all rounds, so no body (and no glyph order) comes back. */
+const VARYING = Number(process.env.BENCH_VARYING ?? 6000);
+const TAGGED_OUTPUT = { metadata: { title: 'Dispatch of your order', language: 'en-GB' }, output: { tagged: true } };
+
+/** A side's bodies, one per render in turn. */
+function varying(extra: Record<string, unknown>): () => Buffer {
+  const bodies = Array.from({ length: VARYING }, (_, index) => varyingLetter(index, extra));
+  let next = 0;
+  return () => bodies[next++ % bodies.length] as Buffer;
+}
+const fixed = (body: Buffer) => () => body;
+
+const SIDES: ReadonlyArray<readonly [string, () => Buffer, Partial<RenderOptions>]> = [
+  ['untagged', fixed(LETTER_JSON), {}],
+  ['registered fonts, untagged', fixed(REGISTERED_LETTER_JSON), REGISTERED],
+  ['embedded fonts, untagged (pdf_a 2b)', fixed(EMBEDDED_LETTER_JSON), {}],
+  ['tagged', fixed(TAGGED_LETTER_JSON), {}],
+  ['varying text, untagged', varying({}), {}],
+  ['varying text, tagged', varying(TAGGED_OUTPUT), {}],
 ];
 
 async function renderOnce(body: Buffer, options: Partial<RenderOptions>): Promise<void> {
@@ -39,12 +57,12 @@ async function renderOnce(body: Buffer, options: Partial<RenderOptions>): Promis
 }
 
 /** CPU ms per render over a round of about `ms` wall time. */
-async function round(body: Buffer, options: Partial<RenderOptions>, ms: number): Promise<number> {
+async function round(next: () => Buffer, options: Partial<RenderOptions>, ms: number): Promise<number> {
   const start = performance.now();
   const cpu = process.cpuUsage();
   let renders = 0;
   while (performance.now() - start < ms) {
-    await renderOnce(body, options);
+    await renderOnce(next(), options);
     renders++;
   }
   const used = process.cpuUsage(cpu);
@@ -59,7 +77,7 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const [index, [, body, options]] of SIDES.entries()) (figures[index] as number[]).push(await round(body, options, ROUND_MS));
 }
 const ms = figures.map(median);
-const [untagged, registered, embedded, tagged] = ms as [number, number, number, number];
+const [untagged, registered, embedded, tagged, varyingUntagged, varyingTagged] = ms as [number, number, number, number, number, number];
 for (const [index, [name]] of SIDES.entries()) {
   const values = figures[index] as number[];
   console.log(`${name}: ${(ms[index] as number).toFixed(2)} ms CPU per render (rounds ${Math.min(...values).toFixed(2)}-${Math.max(...values).toFixed(2)})`);
@@ -68,3 +86,4 @@ console.log(`registered fonts ÷ untagged: ${(registered / untagged).toFixed(3)}
 console.log(`embedded fonts (pdf_a 2b) ÷ untagged: ${(embedded / untagged).toFixed(3)}`);
 console.log(`tagged ÷ untagged: ${(tagged / untagged).toFixed(3)} (cost; within 10% means ≤ 1.10)`);
 console.log(`tagged ÷ embedded fonts untagged: ${(tagged / embedded).toFixed(3)} (the tagging itself)`);
+console.log(`varying text: tagged ÷ untagged: ${(varyingTagged / varyingUntagged).toFixed(3)} (cost; within 10% means ≤ 1.10)`);

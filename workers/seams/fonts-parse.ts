@@ -6,6 +6,7 @@ import * as fontkit from 'fontkit';
 import { BoundedMap } from '../util/bounded-map.js';
 import { checkSfnt, FontError, GLYPH_HEADER, type SfntInfo } from '../untrusted/sfnt.js';
 import { hasSaraAm, prepareSaraAm } from '../font/sara-am.js';
+import { copyGlyphsFromMemo } from './font-subset-glyphs.js';
 
 export { FontError };
 
@@ -285,6 +286,7 @@ function memoizeSubsets(parsed: ParsedFont): void {
   const createSubset = font.createSubset.bind(font);
   font.createSubset = () => {
     const subset = createSubset() as fontkit.Subset & { glyphs: number[] };
+    copyGlyphsFromMemo(parsed.hash, font, subset);
     const encode = subset.encode.bind(subset);
     subset.encode = () => {
       const key = `${parsed.hash}:${subset.glyphs.join(',')}`;
@@ -298,3 +300,4 @@ function memoizeSubsets(parsed: ParsedFont): void {
     return subset;
   };
 }
+

@@ -12,6 +12,7 @@ import { PDFDocument, PDFHexString, PDFName, StandardFonts, type PDFFont, type P
 import { FontError, fontkitShim, parseFont, type ParsedFont } from './fonts-parse.js';
 import { CustomFont } from './custom-font.js';
 import { deflateWithZlib } from './pdf-deflate.js';
+import { embedSubsetsFaster } from './pdf-font-embed.js';
 import { passThroughPng } from './png.js';
 import { metricsOf, StandardFont } from './standard-font.js';
 import { writeOutline, type OutlineEntry } from './pdf-outline.js';
@@ -144,6 +145,7 @@ export class DocumentFonts implements FontSource {
       try {
         // The shim hands pdf-lib our cached parse, so this costs no second parse.
         native = await this.doc.embedFont(parsed.bytes, { subset: true, customName: parsed.subsetName });
+        embedSubsetsFaster(native);
       } catch (error) {
         throw new FontError('the font cannot be embedded in a PDF: a table the embedder reads is damaged or in a form it does not support; try another build of the font', libraryText(error));
       }
