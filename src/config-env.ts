@@ -35,7 +35,8 @@ export const EnvSchema = v.object({
   PLATEN_API_KEYS_RELOAD_MS: v.optional(integer(50, 3_600_000), '1000'),
   PLATEN_WORKERS: v.optional(integer(1, 256), String(cores)),
   PLATEN_MAX_QUEUE: v.optional(integer(0, 100_000)),
-  PLATEN_QUEUE_TARGET_MS: v.optional(integer(1, 600_000), '10'),
+  // No default: unset, the target is derived from each task's service time (src/pool/queue-target.ts).
+  PLATEN_QUEUE_TARGET_MS: v.optional(integer(1, 600_000)),
   PLATEN_QUEUE_INTERVAL_MS: v.optional(integer(1, 600_000), '100'),
   PLATEN_CORE_WEIGHT: v.optional(integer(1, 1000), '1'),
   PLATEN_PRO_WEIGHT: v.optional(integer(1, 1000), '1'),

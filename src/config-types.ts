@@ -26,8 +26,11 @@ export interface Config {
   readonly apiKeysReloadMs: number;
   readonly workers: number;
   readonly maxQueue: number;
-  /** Once the queue is standing, a task is admitted only if its expected wait is within this (CoDel's target). */
-  readonly queueTargetMs: number;
+  /**
+   * Once the queue is standing, a task is admitted only if its expected wait is within this (CoDel's target);
+   * undefined: derived from each task's service time (src/pool/queue-target.ts).
+   */
+  readonly queueTargetMs: number | undefined;
   /** Waits above the target for this long mean the queue is standing (CoDel's interval). */
   readonly queueIntervalMs: number;
   /** Each tier's share of the pool and of the job runner when clients contend; a key's `weight` overrides it. */

@@ -9,7 +9,7 @@ import { ClientGone, type RouteContext } from './route.js';
 
 const SATURATED: Record<SaturationCause, string> = {
   full: 'Every worker is busy and the queue is full; retry after the Retry-After delay, or submit slow work as a job.',
-  standing: `Every worker is busy and the queue has stayed long, so this request would wait longer than the queue's target (PLATEN_QUEUE_TARGET_MS); retry after the Retry-After delay, or submit slow work as a job.`,
+  standing: `Every worker is busy and the queue has stayed long, so this request would wait longer than the queue's target (twice this kind of task's recent time, or PLATEN_QUEUE_TARGET_MS when set); retry after the Retry-After delay, or submit slow work as a job.`,
   'pushed-out': 'This request waited in a full queue and its place went to another client below its fair share; retry after the Retry-After delay, or send fewer requests at once.',
 };
 

@@ -18,8 +18,8 @@ export interface PoolOptions {
   readonly breakerCooldownMs: number;
   /** The breaker's clock (tests drive its cooldown without waiting). Default: Date.now. */
   readonly breakerNow?: () => number;
-  /** Acceptable queue wait once the queue is standing (PLATEN_QUEUE_TARGET_MS). */
-  readonly queueTargetMs: number;
+  /** Acceptable queue wait once the queue is standing (PLATEN_QUEUE_TARGET_MS); undefined: derived per task (queue-target.ts). */
+  readonly queueTargetMs: number | undefined;
   /** How long waits stay above the target before admission goes by expected wait (PLATEN_QUEUE_INTERVAL_MS). */
   readonly queueIntervalMs: number;
   /** Each tier's share when clients contend (PLATEN_*_WEIGHT); a key's `weight` attribute overrides it. */

@@ -42,8 +42,11 @@
 //   queue empties for a moment now and then; each time it used to become a
 //   "burst" queue again, take PLATEN_MAX_QUEUE tasks and make them wait the
 //   whole interval behind each other.
+// - The target is derived from each task's service time unless
+//   PLATEN_QUEUE_TARGET_MS sets it (queue-target.ts).
 import type { FairClient } from './fair-queue.js';
 import { FairQueue } from './fair-queue.js';
+import { queueTargetMs, targetCeilingMs } from './queue-target.js';
 
 export type Priority = 'interactive' | 'background';
 
@@ -63,8 +66,8 @@ export interface SchedulerOptions {
   readonly threads: number;
   /** Synchronous tasks that may wait for a thread (PLATEN_MAX_QUEUE). */
   readonly maxQueue: number;
-  /** Acceptable queue wait (PLATEN_QUEUE_TARGET_MS). */
-  readonly targetMs: number;
+  /** Acceptable queue wait (PLATEN_QUEUE_TARGET_MS); undefined: derived per task (targetMs()). */
+  readonly targetMs: number | undefined;
   /** How long waits must stay above the target before admission tightens (PLATEN_QUEUE_INTERVAL_MS). */
   readonly intervalMs: number;
   /** Milliseconds, monotonic; tests pass their own. */
@@ -186,9 +189,14 @@ export class Scheduler {
     return ahead / this.options.threads;
   }
 
+  /** The acceptable wait for a task (queue-target.ts). */
+  targetMs(task: string): number {
+    return queueTargetMs(this.serviceMs(task), this.options.intervalMs, this.options.targetMs);
+  }
+
   #admits(ticket: Ticket): boolean {
     if (!this.#standing || this.#interactive.size < this.options.threads) return true;
-    return this.expectedWaitMs(ticket.client, ticket.task) <= this.options.targetMs;
+    return this.expectedWaitMs(ticket.client, ticket.task) <= this.targetMs(ticket.task);
   }
 
   /**
@@ -222,7 +230,7 @@ export class Scheduler {
     while (this.#running < this.options.threads) {
       const next = this.#interactive.next()?.item ?? (this.#backgroundMayStart() ? this.#background.shift() : undefined);
       if (next === undefined) return;
-      if (next.priority === 'interactive') this.#observeWait(this.options.now() - next.enqueuedAt);
+      if (next.priority === 'interactive') this.#observeWait(this.options.now() - next.enqueuedAt, this.targetMs(next.task));
       this.#begin(next);
     }
   }
@@ -230,7 +238,7 @@ export class Scheduler {
   /** Called with a thread free and no synchronous task waiting. */
   #backgroundMayStart(): boolean {
     const last = this.#running === this.options.threads - 1;
-    return !last || this.options.threads === 1 || this.#backgroundMs <= this.options.targetMs;
+    return !last || this.options.threads === 1 || this.#backgroundMs <= (this.options.targetMs ?? targetCeilingMs(this.options.intervalMs));
   }
 
   #begin(ticket: Ticket): void {
@@ -242,8 +250,8 @@ export class Scheduler {
   }
 
   /** CoDel's detector: waits above the target for a whole interval mean a standing queue. */
-  #observeWait(waitedMs: number): void {
-    if (waitedMs <= this.options.targetMs) {
+  #observeWait(waitedMs: number, targetMs: number): void {
+    if (waitedMs <= targetMs) {
       this.#aboveSince = undefined;
       return;
     }
