@@ -15,7 +15,7 @@ import { BodyError, declaredLength, readBody, type Body } from './body.js';
 import type { PipelineDeps } from './pipeline-deps.js';
 import { crashed, openExchange, type Exchange } from './request-exchange.js';
 import { HttpProblem } from './problem.js';
-import type { LimitVerdict } from './rate-limit.js';
+import { ALLOWED, type LimitVerdict, type PendingVerdict } from './rate-limit.js';
 import { checkTenant } from './tenant.js';
 import { ClientGone, EMPTY_BODY, type MountedRoute, type RouteContext } from './route.js';
 import { uwsClosesAfterHandler } from './uws-limits.js';
@@ -133,7 +133,9 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
   const { deps } = x;
   try {
     if (x.principal !== undefined) {
-      const verdict = await limit(x);
+      // Counted in memory, the verdict is a value: no await (see limit()).
+      const pending = limit(x);
+      const verdict = pending instanceof Promise ? await pending : pending;
       if (!verdict.allowed) return rateLimited(x, verdict);
     }
     let body = EMPTY_BODY;
@@ -220,12 +222,26 @@ function bodyTooSlow(x: Exchange, received: number, elapsedMs: number): void {
   );
 }
 
-async function limit(x: Exchange): Promise<LimitVerdict> {
-  if (x.deps.local === true) return { allowed: true };
-  const ip = await x.deps.limits.ip(x.request.remoteAddress);
-  if (!ip.allowed) return ip;
+/**
+ * The per-address, per-client and per-tenant limits, in that order. A value
+ * while every count is in memory; a promise from the first count Redis
+ * makes on (the rest follow it there).
+ */
+function limit(x: Exchange): PendingVerdict {
+  if (x.deps.local === true) return ALLOWED;
+  const ip = x.deps.limits.ip(x.request.remoteAddress);
+  if (ip instanceof Promise) return ip.then((verdict) => (verdict.allowed ? limitClient(x) : verdict));
+  return ip.allowed ? limitClient(x) : ip;
+}
+
+function limitClient(x: Exchange): PendingVerdict {
   const principal = x.principal as NonNullable<Exchange['principal']>;
-  const client = await x.deps.limits.client(principal);
+  const client = x.deps.limits.client(principal);
+  if (client instanceof Promise) return client.then((verdict) => limitTenant(x, principal, verdict));
+  return limitTenant(x, principal, client);
+}
+
+function limitTenant(x: Exchange, principal: NonNullable<Exchange['principal']>, client: LimitVerdict): PendingVerdict {
   // In high-control mode every principal here has a tenant (checkTenant ran).
   if (!client.allowed || !x.deps.config.highControl || principal.tenant === undefined) return client;
   return x.deps.limits.tenant(principal.tenant);

@@ -8,10 +8,15 @@
 // PING finds Redis hung, counts in memory, and so does every request after it
 // until Redis answers PINGs again (src/store/redis/connection.ts). Measured
 // before: with Redis stopped by SIGSTOP every keyed request waited 4 s here.
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+//
+// Counting in memory is synchronous (window-counter.ts): a verdict is a value
+// when no Redis is configured or it is out, and a promise only while Redis
+// counts. The pipeline awaits only the latter.
+import { RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Principal } from '../auth/key-store.js';
 import type { Tier } from '../auth/tiers.js';
 import { addressKey } from './client-address.js';
+import { WindowCounter } from './window-counter.js';
 
 /** What the limiters need of the Redis connection (src/store/redis/connection.ts), without importing the store layer. */
 export interface SharedCounterStore {
@@ -38,10 +43,16 @@ export type LimitScope = 'ip' | 'client' | 'auth' | 'tenant';
 
 export type LimitVerdict = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number; readonly scope: LimitScope };
 
+/** A verdict now (counted in memory) or once Redis has counted. */
+export type PendingVerdict = LimitVerdict | Promise<LimitVerdict>;
+
+/** The one allowed verdict: nothing to allocate for the common answer. */
+export const ALLOWED: LimitVerdict = Object.freeze({ allowed: true });
+
 /** One quota: counted in Redis in the multi-node mode, in memory otherwise and whenever Redis cannot answer. */
 interface Limiter {
   readonly shared: RateLimiterAbstract | undefined;
-  readonly memory: RateLimiterAbstract;
+  readonly memory: WindowCounter;
 }
 
 const WINDOW_SECONDS = 60;
@@ -60,17 +71,17 @@ export class RateLimits {
   }
 
   /** Counts one request against an address (an IPv6 /64 counts as one). */
-  ip(address: string): Promise<LimitVerdict> {
+  ip(address: string): PendingVerdict {
     return this.#consume(this.#ip, addressKey(address), 'ip');
   }
 
   /** Counts one failed authentication against an address. */
-  authFailure(address: string): Promise<LimitVerdict> {
+  authFailure(address: string): PendingVerdict {
     return this.#consume(this.#authFailures, addressKey(address), 'auth');
   }
 
   /** Counts one request against the client; keys sharing a label share the quota. */
-  client(principal: Principal): Promise<LimitVerdict> {
+  client(principal: Principal): PendingVerdict {
     const quota = principal.rpm ?? this.options.rpmByTier[principal.tier];
     let limiter = this.#byQuota.get(quota);
     if (limiter === undefined) {
@@ -81,29 +92,41 @@ export class RateLimits {
   }
 
   /** Counts one request against a tenant: every key of the tenant shares it, and no other tenant's bucket moves. */
-  tenant(tenant: string): Promise<LimitVerdict> {
+  tenant(tenant: string): PendingVerdict {
     return this.#consume(this.#tenants, tenant, 'tenant');
   }
 
   #limiter(points: number, keyPrefix: string): Limiter {
-    const memory = new RateLimiterMemory({ points, duration: WINDOW_SECONDS, keyPrefix });
+    const memory = new WindowCounter(points, WINDOW_SECONDS * 1000);
     const { redis } = this.options;
     if (redis === undefined) return { shared: undefined, memory };
     const shared = new RateLimiterRedis({ storeClient: redis.connection.client, points, duration: WINDOW_SECONDS, keyPrefix: `${redis.prefix}:${keyPrefix}` });
     return { shared, memory };
   }
 
-  async #consume(limiter: Limiter, key: string, scope: LimitScope): Promise<LimitVerdict> {
+  #consume(limiter: Limiter, key: string, scope: LimitScope): PendingVerdict {
     const store = this.options.redis?.connection;
     const { shared } = limiter;
-    if (shared !== undefined && store?.up === true) {
-      try {
-        return await verdict(store.bounded(() => shared.consume(key)), scope);
-      } catch {
-        // Redis failed or did not answer in time: this request counts in memory, as the next ones will while Redis is out.
-      }
-    }
-    return verdict(limiter.memory.consume(key), scope);
+    if (shared !== undefined && store !== undefined && store.up) return consumeShared(store, shared, limiter.memory, key, scope);
+    return counted(limiter.memory, key, scope);
+  }
+}
+
+function counted(memory: WindowCounter, key: string, scope: LimitScope): LimitVerdict {
+  const waitMs = memory.consume(key);
+  return waitMs === 0 ? ALLOWED : refused(waitMs, scope);
+}
+
+function refused(waitMs: number, scope: LimitScope): LimitVerdict {
+  return { allowed: false, scope, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+}
+
+async function consumeShared(store: SharedCounterStore, shared: RateLimiterAbstract, memory: WindowCounter, key: string, scope: LimitScope): Promise<LimitVerdict> {
+  try {
+    return await verdict(store.bounded(() => shared.consume(key)), scope);
+  } catch {
+    // Redis failed or did not answer in time: this request counts in memory, as the next ones will while Redis is out.
+    return counted(memory, key, scope);
   }
 }
 
@@ -111,11 +134,9 @@ export class RateLimits {
 async function verdict(consumption: Promise<unknown>, scope: LimitScope): Promise<LimitVerdict> {
   try {
     await consumption;
-    return { allowed: true };
+    return ALLOWED;
   } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) {
-      return { allowed: false, scope, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
-    }
+    if (rejection instanceof RateLimiterRes) return refused(rejection.msBeforeNext, scope);
     throw rejection;
   }
 }

@@ -7,6 +7,9 @@ import type { Route, RouteContext } from '../http/route.js';
 import type { FontStore } from '../store/fonts.js';
 import { DependencyUnavailable } from '../unavailable.js';
 
+/** Every render answer's own header: one frozen list, not an array per request. */
+const RENDER_HEADERS: ReadonlyArray<readonly [string, string]> = Object.freeze([Object.freeze(['Content-Disposition', 'inline; filename="document.pdf"'] as const)]);
+
 /** `fonts`: the clients' registered fonts, which set_font may name; the worker gets the caller's family → file list. */
 export function renderRoute(pool: WorkerPool, maxPages: number, fonts?: FontStore): Route {
   const render = async (context: RouteContext, files: Readonly<Record<string, string>> | undefined) => {
@@ -15,7 +18,7 @@ export function renderRoute(pool: WorkerPool, maxPages: number, fonts?: FontStor
       status: 200,
       mediaType: value.mediaType,
       body: value.body,
-      headers: [['Content-Disposition', 'inline; filename="document.pdf"']] as Array<readonly [string, string]>,
+      headers: RENDER_HEADERS,
     };
   };
   return {
