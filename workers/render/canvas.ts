@@ -22,15 +22,34 @@ function round2(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
+/** Past this many hundredths, String() of the rounded value (it may use an exponent) is written as before. */
+const FIXED_LIMIT = 1e15;
+
 /**
- * A compact decimal operand. A number that is not finite is a bug upstream
- * (an HTML tag once looked up `constructor` as a heading size): it would
- * write `NaN` into the stream, which qpdf accepts and viewers silently
- * misdraw, so it throws, and the request fails as a 500 instead.
+ * A compact decimal operand: the value rounded to two decimals, written as
+ * String(round2(value)) writes it (no trailing zeros, no exponent in range),
+ * but from the integer hundredths: the shortest decimal of k/100 is k's
+ * digits with the point put back, so the bytes are the same (checked on
+ * 2 million random values), at a quarter of the time (a loop of page
+ * coordinates: 90 against 350 ns an operand; a table page writes thousands).
+ * A number that is not finite is a bug upstream (an HTML tag once looked up
+ * `constructor` as a heading size): it would write `NaN` into the stream,
+ * which qpdf accepts and viewers silently misdraw, so it throws, and the
+ * request fails as a 500 instead.
  */
-function n(value: number): string {
-  if (!Number.isFinite(value)) throw new Error(`a content-stream operand is ${value}`);
-  return String(round2(value));
+export function n(value: number): string {
+  const hundredths = Math.round(value * 100);
+  if (!(hundredths > -FIXED_LIMIT && hundredths < FIXED_LIMIT)) {
+    if (!Number.isFinite(value)) throw new Error(`a content-stream operand is ${value}`);
+    return String(hundredths / 100);
+  }
+  // Whole numbers (and -0, which String writes as 0) come from V8's cache of small integers' strings.
+  if (hundredths % 100 === 0) return String(hundredths / 100);
+  const magnitude = hundredths < 0 ? -hundredths : hundredths;
+  const fraction = magnitude % 100;
+  const whole = (magnitude - fraction) / 100;
+  const decimals = fraction < 10 ? `.0${fraction}` : fraction % 10 === 0 ? `.${fraction / 10}` : `.${fraction}`;
+  return `${hundredths < 0 ? '-' : ''}${whole}${decimals}`;
 }
 
 function color(c: Rgb): string {
@@ -67,6 +86,13 @@ export class PageCanvas {
   #lineX = 0;
   #lineY = 0;
   #state: GraphicsState = { fill: '0 0 0', stroke: '0 0 0', lineWidth: '1' };
+  /**
+   * The colour objects #state's fill and stroke were last written from:
+   * styles share their Rgb objects, so the same object again needs no
+   * operand string built to be compared (a table page asks once per cell).
+   */
+  #fillFrom: Rgb | undefined;
+  #strokeFrom: Rgb | undefined;
   readonly #saved: GraphicsState[] = [];
   /** The clip rectangles clip() set, innermost last, in PDF space (x1 y1 x2 y2): a Figure's box is its image within them. */
   readonly #clips: [number, number, number, number][] = [];
@@ -193,6 +219,9 @@ export class PageCanvas {
     this.#endText();
     this.#clips.pop();
     this.#state = this.#saved.pop() ?? this.#state;
+    // Q restored the colours in force at q: what was last written is no longer known to be them.
+    this.#fillFrom = undefined;
+    this.#strokeFrom = undefined;
     this.#ops.push('Q');
   }
 
@@ -211,6 +240,8 @@ export class PageCanvas {
   }
 
   #fill(c: Rgb): void {
+    if (c === this.#fillFrom) return;
+    this.#fillFrom = c;
     const value = color(c);
     if (value === this.#state.fill) return;
     this.#state.fill = value;
@@ -218,10 +249,13 @@ export class PageCanvas {
   }
 
   #stroke(c: Rgb, lineWidth: number): void {
-    const value = color(c);
-    if (value !== this.#state.stroke) {
-      this.#state.stroke = value;
-      this.#ops.push(`${value} RG`);
+    if (c !== this.#strokeFrom) {
+      this.#strokeFrom = c;
+      const value = color(c);
+      if (value !== this.#state.stroke) {
+        this.#state.stroke = value;
+        this.#ops.push(`${value} RG`);
+      }
     }
     const width = n(lineWidth);
     if (width !== this.#state.lineWidth) {

@@ -103,6 +103,21 @@ const LAYOUT_CHARACTERS = new Set([0x0a, 0x0d, 0x09]);
 const IGNORABLE = /\p{Default_Ignorable_Code_Point}/u;
 const isIgnorable = (codePoint: number, char: string): boolean => codePoint >= 0xad && IGNORABLE.test(char);
 
+/**
+ * True when every character of the text is below U+00AD (so none is
+ * ignorable or a surrogate) and is the font's own or a layout character:
+ * then runs() is the whole text in that font, and a table's thousand short
+ * cells skip the per-character walk (its iterator, code points and
+ * ignorable test were the largest part of laying out a cell).
+ */
+function coveredBelowIgnorables(text: string, font: Font): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xad || !(font.covers(code) || code === 0x0a || code === 0x0d || code === 0x09)) return false;
+  }
+  return true;
+}
+
 export class FontBook {
   /** Custom families: variant → font (regular at least). */
   readonly #custom = new Map<string, Map<Variant, Font>>();
@@ -113,6 +128,9 @@ export class FontBook {
   /** Characters no face has: looked for once per document, then reported by runs(). */
   readonly #unavailable = new Set<number>();
   readonly #scriptFaces: readonly ScriptFace[];
+  /** primary()'s last question and answer (FontChoice objects are styles, never changed once made). */
+  #lastChoice: FontChoice | undefined;
+  #lastPrimary: Font | undefined;
 
   constructor(
     private readonly doc: FontSource,
@@ -151,6 +169,7 @@ export class FontBook {
     let variants = this.#custom.get(choice.family);
     if (variants === undefined) this.#custom.set(choice.family, (variants = new Map()));
     variants.set(variantOf(choice), font);
+    this.#lastChoice = undefined;
   }
 
   isKnown(family: string): boolean {
@@ -159,6 +178,15 @@ export class FontBook {
 
   /** The family's own font for a choice; a custom family without the variant uses its regular face. */
   primary(choice: FontChoice): Font {
+    // Layout asks per word and per line with the same style object: the last answer, until a face is added.
+    if (choice === this.#lastChoice) return this.#lastPrimary as Font;
+    const font = this.#primary(choice);
+    this.#lastChoice = choice;
+    this.#lastPrimary = font;
+    return font;
+  }
+
+  #primary(choice: FontChoice): Font {
     const custom = this.#custom.get(choice.family);
     if (custom !== undefined) {
       return custom.get(variantOf(choice)) ?? custom.get(0) ?? (custom.values().next().value as Font);
@@ -206,6 +234,7 @@ export class FontBook {
    */
   runs(text: string, choice: FontChoice): Run[] {
     const primary = this.primary(choice);
+    if (coveredBelowIgnorables(text, primary)) return text.length === 0 ? [] : [{ font: primary, text }];
     let chain: readonly Font[] | undefined;
     const runs: Run[] = [];
     let current: Font | undefined;
@@ -256,7 +285,10 @@ export class FontBook {
   async #loadFallback(choice: FontChoice): Promise<Font> {
     const file = this.#fallbackFile(choice);
     let face = this.#fallbacks.get(file);
-    if (face === undefined) this.#fallbacks.set(file, (face = await this.doc.customFont(dejavu(file))));
+    if (face === undefined) {
+      this.#fallbacks.set(file, (face = await this.doc.customFont(dejavu(file))));
+      this.#lastChoice = undefined;
+    }
     return face;
   }
 

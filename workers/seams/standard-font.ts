@@ -17,8 +17,12 @@ import type { Font } from './pdf.js';
 interface StandardMetrics {
   readonly characters: ReadonlySet<number>;
   readonly advance: ReadonlyMap<number, number>;
+  /** The advances of code units below 256 by index (0 where the font has no such character): most text looks up nothing else. */
+  readonly latinAdvance: Float64Array;
   /** Each character's byte as it goes inside a literal string: itself, or escaped. */
   readonly literal: ReadonlyMap<number, string>;
+  /** 1 for the code units below 128 whose literal is the character itself (for Helvetica, printable ASCII but ( ) \\). */
+  readonly plain: Uint8Array;
 }
 
 /**
@@ -47,7 +51,11 @@ export function metricsOf(name: string, native: PDFFont): StandardMetrics {
       // A standard font's code is one byte: its hex is two digits.
       literal.set(codePoint, literalByte(Number.parseInt(native.encodeText(char).asString(), 16)));
     }
-    metrics = { characters, advance, literal };
+    const latinAdvance = new Float64Array(256);
+    for (const [codePoint, width] of advance) if (codePoint < 256) latinAdvance[codePoint] = width;
+    const plain = new Uint8Array(128);
+    for (let code = 0; code < 128; code++) if (literal.get(code) === String.fromCharCode(code)) plain[code] = 1;
+    metrics = { characters, advance, latinAdvance, literal, plain };
     standardMetrics.set(name, metrics);
   }
   return metrics;
@@ -65,21 +73,43 @@ export class StandardFont implements Font {
   ) {}
 
   covers(codePoint: number): boolean {
+    // A character below 256 with an advance is there: no set lookup for most text (layout asks per character).
+    if (codePoint < 256 && (this.metrics.latinAdvance[codePoint] as number) > 0) return true;
     return this.metrics.characters.has(codePoint);
   }
 
   widthOf(text: string, size: number): number {
-    const advance = this.metrics.advance;
+    const { advance, latinAdvance } = this.metrics;
     let width = 0;
-    for (let i = 0; i < text.length; i++) width += advance.get(text.charCodeAt(i)) ?? 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      width += code < 256 ? (latinAdvance[code] as number) : (advance.get(code) ?? 0);
+    }
     return width * size;
   }
 
+  /**
+   * Text whose every character is its own byte in the string (printable
+   * ASCII but the three delimiters, in the WinAnsi fonts) is written as it
+   * is: one scan and no string built per character (which was most of what
+   * a table page allocated: a 60-character cell made 60 string objects each
+   * time it was drawn).
+   */
   encode(text: string): string {
+    const plain = this.metrics.plain;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code >= 128 || plain[code] === 0) return this.#encodeEscaped(text, i);
+    }
+    return `(${text})`;
+  }
+
+  /** The text from `from` on, character by character: escapes and WinAnsi codes. */
+  #encodeEscaped(text: string, from: number): string {
     const literal = this.metrics.literal;
-    let out = '(';
+    let out = `(${text.slice(0, from)}`;
     // Standard fonts encode single bytes from the BMP only; runs() never hands them anything else.
-    for (let i = 0; i < text.length; i++) out += literal.get(text.charCodeAt(i)) ?? '';
+    for (let i = from; i < text.length; i++) out += literal.get(text.charCodeAt(i)) ?? '';
     return `${out})`;
   }
 }

@@ -1,12 +1,12 @@
 // A cell's line of text in as few text operations as it can be.
 import type { PageCanvas, Rgb } from '../canvas.js';
 import type { Run } from '../fonts.js';
-import { drawLine, drawPiece, lineAlignment, type Line, type TextAlign, type TextStyle } from '../inline.js';
+import { drawLine, drawPiece, lineAlignment, type Line, type Piece, type TextAlign, type TextStyle, type Unit } from '../inline.js';
 
 /** One text operation of a line: runs drawn from `dx` after the line's start. */
 interface TextOp {
   readonly dx: number;
-  readonly runs: Run[];
+  readonly runs: readonly Run[];
   readonly style: TextStyle;
   readonly width: number;
 }
@@ -39,6 +39,12 @@ export function drawCellLine(page: PageCanvas, line: Line, left: number, top: nu
 }
 
 function planLine(line: Line): TextOp[] {
+  // One word, one piece (most cells: a code, a quantity, a price): the piece is the operation, and nothing joins onto its runs.
+  const only = line.units.length === 1 ? (line.units[0] as Unit).pieces : undefined;
+  if (only?.length === 1) {
+    const piece = only[0] as Piece;
+    return [{ dx: 0, runs: piece.runs, style: piece.style, width: piece.width }];
+  }
   const plan: TextOp[] = [];
   let current: { dx: number; runs: Run[]; style: TextStyle; width: number } | undefined;
   let x = 0;
