@@ -13,9 +13,12 @@
 // `gs -sDEVICE=pdfwrite -dPDFSETTINGS=/ebook` on the same file (which also
 // downsamples to 150 dpi); then throughput at saturation through the server
 // against gs spawned per request, workers at a time (its best case: no
-// HTTP, no base64, files on disk). And the image-heavy task on a bare
-// Piscina pool with the server's threads, for the server's overhead (target
-// ratio ≥ 0.9).
+// HTTP, no base64, files on disk), the two sides alternating in rounds
+// (interleave.ts: A B A B, the median of the rounds' ratios with its
+// spread), so the shared machine's noise lands on both sides of each
+// ratio. And the image-heavy task on a bare Piscina pool with the server's
+// threads, for the server's overhead (target ratio ≥ 0.9; bench:large's
+// docops2 group interleaves that one).
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -23,15 +26,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { imageHeavyPdf, textHeavyPdf } from '../test/fixtures/optimize-documents.js';
-import { measure, type LoadFigures } from './autocannon.js';
 import { barePool } from './baselines/pool.js';
 import { stopChildrenOnExit } from './child.js';
-import { warmThenLoop } from './loop.js';
+import { interleave, type InterleavedRatio } from './interleave.js';
 import { runInfo } from './machine.js';
 import { RENDER_HEADERS, saturation } from './scenarios/render.js';
 import { startPlaten } from './server.js';
 import { loadSettings, type Settings } from './settings.js';
-import { ratio, round, type Throughput } from './stats.js';
+import { loopSide, serverSide } from './sides.js';
+import { ratio, round } from './stats.js';
 
 const run = promisify(execFile);
 const step = (text: string) => process.stderr.write(`bench optimize: ${text}\n`);
@@ -45,9 +48,8 @@ interface DocumentRow {
   readonly ghostscriptBytes?: number;
   readonly ghostscriptMs?: number;
   readonly sizeToGhostscript?: number;
-  readonly server: LoadFigures;
-  readonly ghostscript?: Throughput;
-  readonly serverToGhostscript?: number;
+  /** Platen (A) against gs spawned per request (B), interleaved rounds; absent without gs. */
+  readonly serverToGhostscript?: InterleavedRatio;
 }
 
 async function hasGhostscript(): Promise<boolean> {
@@ -65,7 +67,7 @@ async function ghostscript(input: string, output: string): Promise<void> {
 
 async function main(): Promise<void> {
   stopChildrenOnExit();
-  const settings: Settings = { ...loadSettings({ BENCH_SECONDS: '5', BENCH_WARMUP_SECONDS: '2', ...process.env }) };
+  const settings: Settings = { ...loadSettings({ BENCH_SECONDS: '5', BENCH_WARMUP_SECONDS: '1', BENCH_ROUND_SECONDS: '2', ...process.env }) };
   const connections = saturation(settings);
   const gs = await hasGhostscript();
   if (!gs) step('gs not found (apt-get install ghostscript): the Ghostscript rows are skipped');
@@ -86,9 +88,7 @@ async function main(): Promise<void> {
       if (response.status !== 200) throw new Error(`${name}: ${response.status} ${(await response.text()).slice(0, 500)}`);
       const platenBytes = (await response.arrayBuffer()).byteLength;
       const platenOutcome = response.headers.get('x-optimization');
-      step(`${name} through the server, ${connections} connections`);
-      const figures = await measure({ url: server.base + PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body, connections }, settings.warmupSeconds, settings.seconds);
-      let row: DocumentRow = { inputBytes: pdf.length, platenBytes, platenOutcome, platenMs: round(platenMs, 1), server: figures };
+      let row: DocumentRow = { inputBytes: pdf.length, platenBytes, platenOutcome, platenMs: round(platenMs, 1) };
       if (gs) {
         const input = join(dir, `${name}.pdf`);
         await writeFile(input, pdf);
@@ -96,22 +96,17 @@ async function main(): Promise<void> {
         await ghostscript(input, join(dir, `${name}-gs.pdf`));
         const ghostscriptMs = performance.now() - once;
         const ghostscriptBytes = (await stat(join(dir, `${name}-gs.pdf`))).size;
-        step(`${name}: gs spawned per request, ${settings.workers} at a time`);
+        step(`${name}: the server (${connections} connections) against gs spawned per request (${settings.workers} at a time), ${settings.rounds} interleaved rounds of ${settings.roundSeconds} s`);
         let next = 0;
-        const loop = await warmThenLoop(settings.warmupSeconds, settings.seconds, settings.workers, async () => {
+        const platen = serverSide('Platen', { url: server.base + PATH, headers: { ...RENDER_HEADERS }, body, connections });
+        const gsSide = loopSide('gs /ebook', settings.workers, async () => {
           const output = join(dir, `${name}-${next++}.pdf`);
           await ghostscript(input, output);
           await readFile(output);
           await rm(output);
         });
-        row = {
-          ...row,
-          ghostscriptBytes,
-          ghostscriptMs: round(ghostscriptMs, 1),
-          sizeToGhostscript: ratio(platenBytes, ghostscriptBytes),
-          ghostscript: loop,
-          serverToGhostscript: ratio(figures.requestsPerSecond, loop.requestsPerSecond),
-        };
+        const throughput = await interleave(name, platen, gsSide, { rounds: settings.rounds, roundSeconds: settings.roundSeconds, warmupSeconds: settings.warmupSeconds });
+        row = { ...row, ghostscriptBytes, ghostscriptMs: round(ghostscriptMs, 1), sizeToGhostscript: ratio(platenBytes, ghostscriptBytes), serverToGhostscript: throughput };
       }
       rows[name] = row;
     }
@@ -122,17 +117,24 @@ async function main(): Promise<void> {
   step('image-heavy on a bare pool');
   const pool = await barePool(settings, connections, bodies['image-heavy'] as Buffer, { name: 'optimize', options: { maxPages: 2000 } });
   const heavy = rows['image-heavy'] as DocumentRow;
+  const heavyServer = heavy.serverToGhostscript?.aMedian.requestsPerSecond;
   const out = {
     ...runInfo(settings),
     connections,
     documents: rows,
     imageHeavyBarePool: pool,
-    imageHeavyServerToBarePool: ratio(heavy.server.requestsPerSecond, pool.requestsPerSecond),
+    // Not interleaved: the pool runs after the server has stopped (bench:large's docops2 interleaves it).
+    imageHeavyServerToBarePool: heavyServer === undefined ? undefined : ratio(heavyServer, pool.requestsPerSecond),
   };
   writeFileSync(join(settings.resultsDir, 'optimize.json'), `${JSON.stringify(out, null, 2)}\n`);
   for (const [name, row] of Object.entries(rows)) {
-    const gsPart = row.ghostscriptBytes === undefined ? '' : `; gs /ebook ${row.ghostscriptBytes} bytes in ${row.ghostscriptMs} ms (size ratio ${row.sizeToGhostscript}), gs ${row.ghostscript?.requestsPerSecond} req/s (ratio ${row.serverToGhostscript})`;
-    process.stdout.write(`${name}: ${row.inputBytes} → ${row.platenBytes} bytes (${row.platenOutcome}) in ${row.platenMs} ms; server ${row.server.requestsPerSecond} req/s, p99 ${row.server.p99Ms} ms${gsPart}\n`);
+    const t = row.serverToGhostscript;
+    const gsPart =
+      row.ghostscriptBytes === undefined || t === undefined
+        ? ''
+        : `; gs /ebook ${row.ghostscriptBytes} bytes in ${row.ghostscriptMs} ms (size ratio ${row.sizeToGhostscript}); ` +
+          `server ${t.aMedian.requestsPerSecond} req/s (p99 ${t.aMedian.p99Ms} ms), gs ${t.bMedian.requestsPerSecond}/s, ratio ${t.median} (${t.min}-${t.max})${t.noisy ? ' noisy' : ''}, load ${t.load.before} → ${t.load.after}`;
+    process.stdout.write(`${name}: ${row.inputBytes} → ${row.platenBytes} bytes (${row.platenOutcome}) in ${row.platenMs} ms${gsPart}\n`);
   }
   process.stdout.write(`image-heavy bare pool ${pool.requestsPerSecond} req/s (server ratio ${out.imageHeavyServerToBarePool})\n`);
 }
