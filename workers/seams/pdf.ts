@@ -13,6 +13,7 @@ import { FontError, fontkitShim, parseFont, type ParsedFont } from './fonts-pars
 import { CustomFont } from './custom-font.js';
 import { deflateWithZlib } from './pdf-deflate.js';
 import { embedSubsetsFaster } from './pdf-font-embed.js';
+import './pdf-stream-copy.js';
 import { passThroughPng } from './png.js';
 import { metricsOf, StandardFont } from './standard-font.js';
 import { writeOutline, type OutlineEntry } from './pdf-outline.js';
