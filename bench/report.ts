@@ -211,6 +211,7 @@ function schedulingTable(s: SchedulingRatios): string {
     [
       line('overload: admitted p99 ÷ saturation p99, at the client', s.overloadP99, { text: '≤ 2', met: (m) => m <= 2 }),
       line('overload: the same in the server (its log: handler start to response written)', s.overloadP99InServer, { text: '≤ 2', met: (m) => m <= 2 }),
+      line('overload: worker threads\' CPU ÷ theirs at saturation (below 1: the overload side got less of the machine)', s.overloadWorkerCpu),
       line('jobs/s ÷ synchronous req/s', s.jobsToSync, { text: '≥ 0.5', met: (m) => m >= 0.5 }),
       line('synchronous p99 while a backlog waits ÷ alone', s.backlogP99, { text: '≤ 1.2', met: (m) => m <= 1.2 }),
       line('server CPU per job ÷ per synchronous render (all threads, /proc)', s.jobCpuToSync),

@@ -23,6 +23,18 @@
 // written, queue wait included), which the load generator's own lag on the
 // shared cores cannot move, with the part of it the admitted renders spent
 // waiting in the scheduler's queue (the log's wait_ms, p99).
+// Each round also reads what the CPU did during A and the overload: the
+// worker threads', the main thread's and the bench process's own (the load
+// generator: at 4x the rate it used 2-4x its CPU at saturation, 65-156 ->
+// 237-329 ms in 2.5 s at load 15-21). The overload's worker CPU ÷ A's says
+// whether the two sides saw the same machine: at load 21 it was 0.11-0.19
+// in three rounds of five, where 96-98 % of arrivals were refused and the
+// admitted ones waited 350-770 ms (wait_ms p99) while the workers idled and
+// the main thread used more CPU than at saturation (300-460 against 200-290
+// ms): the hand-offs waited for the main thread, not for a worker. With
+// the same machine's service times drawn independently the ratio stays
+// 1.2-1.5 (bench/admission-sim.ts): the spread is the machine's, not the
+// admission policy's.
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { ChildServer } from './child.js';
@@ -34,7 +46,7 @@ import { OVERLOAD_FACTOR } from './scenarios/overload.js';
 import { RENDER_HEADERS, RENDER_PATH, saturation } from './scenarios/render.js';
 import type { Settings } from './settings.js';
 import { round, Samples } from './stats.js';
-import { threadTimes, type ThreadTimes } from './thread-cpu.js';
+import { cpuSplit, threadTimes, type CpuSplit, type ThreadTimes } from './thread-cpu.js';
 
 /** Jobs in each round's measured batch (issue 14 names 200; fewer keep a round short). */
 export const JOBS = 100;
@@ -48,9 +60,15 @@ export interface SchedulingRound {
   readonly overload: { readonly ratePerSecond: number; readonly admittedPerSecond: number; readonly admittedP99Ms: number; readonly rejectedShare: number };
   readonly jobs: { readonly jobsPerSecond: number; readonly cpuMsPerJob: number; readonly refused: number };
   readonly backlog: { readonly requestsPerSecond: number; readonly p99Ms: number; readonly jobsLeft: number };
-  readonly ratios: { readonly overloadP99: number; readonly jobsToSync: number; readonly backlogP99: number; readonly jobCpuToSync: number };
+  readonly ratios: { readonly overloadP99: number; readonly jobsToSync: number; readonly backlogP99: number; readonly jobCpuToSync: number; readonly overloadWorkerCpu: number };
+  /** CPU ms of the server's threads (cpuSplit) and of the bench process (the load generator) during A and the overload. */
+  readonly cpu: { readonly saturation: RoundCpu; readonly overload: RoundCpu };
   /** In-server p99 of 200s (ms) at saturation and under overload, and their ratio; only when the server logs each request. */
-  readonly inServer?: { readonly saturationP99Ms: number; readonly overloadP99Ms: number; readonly overloadP99: number; readonly overloadWaitP99Ms: number | undefined };
+  readonly inServer?: { readonly saturationP99Ms: number; readonly overloadP99Ms: number; readonly overloadP99: number; readonly saturationWaitP99Ms: number | undefined; readonly overloadWaitP99Ms: number | undefined };
+}
+
+export interface RoundCpu extends CpuSplit {
+  readonly benchMs: number;
 }
 
 export interface SchedulingRatios {
@@ -63,6 +81,8 @@ export interface SchedulingRatios {
   readonly backlogP99: RatioSpread;
   /** Server CPU per job ÷ per synchronous render (all threads). */
   readonly jobCpuToSync: RatioSpread;
+  /** The worker threads' CPU during the overload ÷ during A: below 1, the overload side got less of the machine. */
+  readonly overloadWorkerCpu: RatioSpread;
   /** The overload ratio from the server's own log, when it logs each request. */
   readonly overloadP99InServer: RatioSpread | undefined;
   /** 1-minute load average before the first round and after the last. */
@@ -115,22 +135,35 @@ function loggedP99(server: ChildServer, from: number): { readonly ms: number; re
   return { ms: samples.latency().p99Ms, waitMs: waits.count > 0 ? waits.latency().p99Ms : undefined };
 }
 
+/** Runs `work` and reads the CPU each kind of thread (and this process) spent meanwhile. */
+async function withCpu<T>(server: ChildServer, settings: Settings, work: () => Promise<T>): Promise<{ readonly result: T; readonly cpu: RoundCpu; readonly serverMs: number }> {
+  const times = threadTimes(server.pid);
+  const bench = process.cpuUsage();
+  const result = await work();
+  const after = threadTimes(server.pid);
+  const used = process.cpuUsage(bench);
+  return { result, cpu: { ...cpuSplit(server.pid, times, after, settings.workers), benchMs: round((used.user + used.system) / 1000, 0) }, serverMs: cpuMs(times, after) };
+}
+
 async function oneRound(server: ChildServer, settings: Settings): Promise<SchedulingRound> {
   const seconds = settings.roundSeconds;
-  let times = threadTimes(server.pid);
   let logFrom = server.outputBytes();
-  const alone = ok(await renders(server, settings, seconds), 'saturation');
-  const syncCpu = cpuMs(times, threadTimes(server.pid)) / alone.count;
+  const saturated = await withCpu(server, settings, () => renders(server, settings, seconds));
+  const alone = ok(saturated.result, 'saturation');
+  const syncCpu = saturated.serverMs / alone.count;
   const aloneInServer = loggedP99(server, logFrom);
 
   const ratePerSecond = Math.max(1, Math.round(OVERLOAD_FACTOR * alone.perSecond));
   logFrom = server.outputBytes();
-  const flood = await generateOpenLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, ratePerSecond, maxSockets: MAX_SOCKETS, seconds });
+  const flooded = await withCpu(server, settings, () =>
+    generateOpenLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, ratePerSecond, maxSockets: MAX_SOCKETS, seconds }),
+  );
+  const flood = flooded.result;
   const floodInServer = loggedP99(server, logFrom);
   const admitted = ok(flood, 'overload');
   const rejectedShare = flood.total > 0 ? round((flood.byStatus['503']?.count ?? 0) / flood.total, 3) : 0;
 
-  times = threadTimes(server.pid);
+  const times = threadTimes(server.pid);
   const started = performance.now();
   const batch = await submitJobs(server.base, JOBS);
   await awaitJobs(server.base, batch.ids);
@@ -156,7 +189,9 @@ async function oneRound(server: ChildServer, settings: Settings): Promise<Schedu
       jobsToSync: ratioOf(jobsPerSecond, alone.perSecond),
       backlogP99: ratioOf(during.p99Ms, alone.p99Ms),
       jobCpuToSync: ratioOf(jobCpu, syncCpu),
+      overloadWorkerCpu: ratioOf(flooded.cpu.workersMs, saturated.cpu.workersMs),
     },
+    cpu: { saturation: saturated.cpu, overload: flooded.cpu },
     ...(aloneInServer === undefined || floodInServer === undefined
       ? {}
       : {
@@ -164,6 +199,7 @@ async function oneRound(server: ChildServer, settings: Settings): Promise<Schedu
             saturationP99Ms: aloneInServer.ms,
             overloadP99Ms: floodInServer.ms,
             overloadP99: ratioOf(floodInServer.ms, aloneInServer.ms),
+            saturationWaitP99Ms: aloneInServer.waitMs,
             overloadWaitP99Ms: floodInServer.waitMs,
           },
         }),
@@ -188,6 +224,7 @@ export async function schedulingRatios(settings: Settings, server: ChildServer, 
     jobsToSync: pick('jobsToSync'),
     backlogP99: pick('backlogP99'),
     jobCpuToSync: pick('jobCpuToSync'),
+    overloadWorkerCpu: pick('overloadWorkerCpu'),
     overloadP99InServer: rounds.every((r) => r.inServer !== undefined) ? spreadOf(rounds.map((r) => r.inServer?.overloadP99 ?? 0)) : undefined,
     load: { before: round(before, 2), after: round(loadavg()[0] as number, 2) },
   };

@@ -27,6 +27,7 @@ async function main(): Promise<void> {
       jobsToSync: { ...figures.jobsToSync, target: '≥ 0.5', verdict: verdict(figures.jobsToSync, (m) => m >= 0.5) },
       backlogP99: { ...figures.backlogP99, target: '≤ 1.2', verdict: verdict(figures.backlogP99, (m) => m <= 1.2) },
       jobCpuToSync: figures.jobCpuToSync,
+      overloadWorkerCpu: figures.overloadWorkerCpu,
       overloadP99InServer: figures.overloadP99InServer,
       perRound: figures.rounds,
     };
