@@ -78,11 +78,11 @@ test('render with output.pdf_a', async (t) => {
     assert.ok(rules.includes('6.6.2.1-1'), rules.join(' '));
   });
 
-  await t.test('a level other than 2b or 2u: 422 on output.pdf_a', async () => {
+  await t.test('a level no part has (1u: part 1 has levels b and a only): 422 on output.pdf_a', async () => {
     const response = await fetch(`${server.base}/api/v1/render`, {
       method: 'POST',
       headers: { ...bearer(KEYS.core), 'content-type': 'application/json' },
-      body: JSON.stringify({ output: { pdf_a: '1b' }, operations: [{ type: 'add_text', text: 'x' }] }),
+      body: JSON.stringify({ output: { pdf_a: '1u' }, operations: [{ type: 'add_text', text: 'x' }] }),
     });
     const problem = await readProblem(response);
     assert.equal(problem.status, 422);

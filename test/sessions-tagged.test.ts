@@ -132,7 +132,7 @@ function taggedSessionTests(): void {
     };
     assert.deepEqual(await fields({ output: { tagged: true } }), ['metadata.title REQUIRED', 'metadata.language REQUIRED']);
     assert.deepEqual(await fields({ output: { tagged: 'yes' } }), ['output.tagged INVALID_TYPE']);
-    assert.deepEqual(await fields({ output: { pdf_a: '1b' } }), ['output.pdf_a INVALID_ENUM']);
+    assert.deepEqual(await fields({ output: { pdf_a: '1u' } }), ['output.pdf_a INVALID_ENUM']);
     assert.deepEqual(await fields({ output: 'tagged' }), ['output INVALID_TYPE']);
     assert.deepEqual(await fields({ metadata: { title: 'x', colour: 'red' } }), ['metadata.colour UNKNOWN_FIELD']);
   });

@@ -248,11 +248,11 @@ interface CreateOptions {
   readonly output?: object;
 }
 
-/** As the render schema resolves it: `tagged`, else true with pdf_a "2a" (PDF/A level A is a tagged PDF). */
+/** As the render schema resolves it: `tagged`, else true with pdf_a at level a ("1a", "2a", "3a": PDF/A level A is a tagged PDF). */
 function isTagged(session: SessionRecord): boolean {
   if (session.output === undefined) return false;
   const output = JSON.parse(session.output) as { tagged?: unknown; pdf_a?: unknown };
-  return output.tagged === true || (output.tagged === undefined && output.pdf_a === '2a');
+  return output.tagged === true || (output.tagged === undefined && typeof output.pdf_a === 'string' && output.pdf_a.endsWith('a'));
 }
 
 /** SessionCreateRequest: page_size (default A4), orientation (default portrait), document_id, metadata, output; all optional. */

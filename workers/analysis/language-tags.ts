@@ -11,6 +11,9 @@ import type { StructureElement } from './structure-tree.js';
 /** A language tag's shape as veraPDF's profiles test it: /^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$/. */
 const LANGUAGE_TAG = /^[a-zA-Z]{1,8}(-[a-zA-Z0-9]{1,8})*$/;
 
+/** RFC 1766's shape, letters only, as veraPDF's PDF/A-1A profile tests it (6.8.4-1): /^[a-zA-Z]{1,8}(-[a-zA-Z]{1,8})*$/. */
+export const RFC_1766_TAG = /^[a-zA-Z]{1,8}(-[a-zA-Z]{1,8})*$/;
+
 export interface LangSources {
   readonly pdf: PdfObjects;
   readonly catalog: PdfDict | undefined;
@@ -19,12 +22,14 @@ export interface LangSources {
   readonly sequences: readonly { readonly page: number; readonly tag: string; readonly properties: PdfDict | undefined }[];
 }
 
-export function isLanguageIdentifier(value: string): boolean {
-  return value === '' || LANGUAGE_TAG.test(value);
+export function isLanguageIdentifier(value: string, tag: RegExp = LANGUAGE_TAG): boolean {
+  return value === '' || tag.test(value);
 }
 
-export function* malformedLangs(sources: LangSources): Generator<Violation> {
+/** `tag`: the shape a language tag must have (default RFC 3066 / BCP 47's as veraPDF tests it; RFC_1766_TAG for PDF/A-1). */
+export function* malformedLangs(sources: LangSources, tag: RegExp = LANGUAGE_TAG): Generator<Violation> {
   const { pdf } = sources;
+  const isLanguageIdentifier = (value: string) => value === '' || tag.test(value);
   const lang = (dict: PdfDict | undefined) => (dict === undefined ? undefined : pdf.text(dict.get('Lang')));
   const catalogLang = lang(sources.catalog);
   if (catalogLang !== undefined && !isLanguageIdentifier(catalogLang)) yield { sample: `catalog /Lang (${catalogLang})` };

@@ -1,9 +1,9 @@
 // Renders a validated RenderRequest: runs the operations in order against a
 // flow of pages, adds the page furniture once the page count is known, then
 // hands each page's content stream to the PDF seam.
-import { createDocument, FontError } from '../seams/pdf.js';
+import { createDocument, FontError, type Attachment } from '../seams/pdf.js';
 import { BLACK } from './canvas.js';
-import { RenderError } from './errors.js';
+import { decodeBase64Field, RenderError } from './errors.js';
 import type { RenderContext } from './context.js';
 import { checkContentBox, Flow, PageLimitError, type Margins } from './flow.js';
 import { FontBook } from './fonts.js';
@@ -38,8 +38,10 @@ export interface RenderLimits {
 export async function renderDocument(request: RenderRequest, limits: RenderLimits): Promise<Uint8Array> {
   const archival = request.output.pdf_a;
   const tagged = request.output.tagged;
-  if (tagged) checkTaggedMetadata(request.metadata);
+  checkWholeRequest(request);
   const doc = await createDocument({ compress: request.output.compress, ...(archival === undefined ? {} : { pdfA: archival }) });
+  // Decoded before any layout: a bad file is a 422 at once, not after the pages are drawn.
+  if (request.output.attachments !== undefined) doc.setAttachments(decodeAttachments(request.output.attachments));
   const margins = marginsOf(request.margin);
   const size = (name: string | undefined, orientation: Orientation | undefined) =>
     pageSize(name ?? request.page_size, orientation ?? request.orientation) as [number, number];
@@ -96,19 +98,51 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
 }
 
 /**
+ * What the request as a whole must satisfy before any layout (the jobs'
+ * validate task runs it too): a tagged file's title and language, a
+ * language tag PDF/A-1a accepts, attachment names unique in the file.
+ * Every problem is named at once.
+ */
+export function checkWholeRequest(request: RenderRequest): void {
+  const errors: FieldError[] = request.output.tagged ? taggedMetadataErrors(request.metadata) : [];
+  const language = request.metadata?.language;
+  // veraPDF's PDF/A-1A 6.8.4-1 tests /Lang as RFC 1766 has it: letters only (no "es-419", which RFC 3066 and BCP 47 allow).
+  if (request.output.pdf_a === '1a' && language !== undefined && !/^[a-zA-Z]{1,8}(-[a-zA-Z]{1,8})*$/.test(language)) {
+    errors.push({ field: 'metadata.language', code: 'INVALID_VALUE', message: 'PDF/A-1a takes a language tag of letters only (RFC 1766, e.g. es or en-GB): drop the numeric subtag, or ask for pdf_a "2a"' });
+  }
+  const seen = new Set<string>();
+  request.output.attachments?.forEach((file, index) => {
+    if (seen.has(file.name)) errors.push({ field: `output.attachments[${index}].name`, code: 'DUPLICATE', message: `another attachment is already named "${file.name}": a reader lists and extracts files by name, so give each its own` });
+    seen.add(file.name);
+  });
+  if (errors.length > 0) throw new RenderError(errors);
+}
+
+function decodeAttachments(files: NonNullable<RenderRequest['output']['attachments']>): Attachment[] {
+  return files.map((file, index) => ({
+    name: file.name,
+    // Bounded by the body cap (PLATEN_MAX_BODY_BYTES) the server read the request under; 2^31 is Node's Buffer limit.
+    bytes: decodeBase64Field(file.data, 2 ** 31 - 1, `output.attachments[${index}].data`, { 'too-large': 'TOO_LONG', invalid: 'INVALID_FORMAT' }),
+    mimeType: file.mime_type,
+    relationship: file.relationship,
+    ...(file.description === undefined ? {} : { description: file.description }),
+  }));
+}
+
+/**
  * PDF/UA-1 asks a tagged file to show its title (7.1) and to say its
  * language (7.2): both come from the request, as the engine cannot know
  * either. Every missing field is named at once.
  */
-export function checkTaggedMetadata(metadata: RenderRequest['metadata']): void {
+function taggedMetadataErrors(metadata: RenderRequest['metadata']): FieldError[] {
   const errors: FieldError[] = [];
   if (metadata?.title === undefined || metadata.title.trim() === '') {
-    errors.push({ field: 'metadata.title', code: 'REQUIRED', message: 'a tagged PDF (output.tagged, or pdf_a "2a") shows its title in the window bar: give the document a title' });
+    errors.push({ field: 'metadata.title', code: 'REQUIRED', message: 'a tagged PDF (output.tagged, or pdf_a level a: 1a, 2a, 3a) shows its title in the window bar: give the document a title' });
   }
   if (metadata?.language === undefined) {
-    errors.push({ field: 'metadata.language', code: 'REQUIRED', message: 'a tagged PDF (output.tagged, or pdf_a "2a") says its language for screen readers: give a language tag such as en or en-GB' });
+    errors.push({ field: 'metadata.language', code: 'REQUIRED', message: 'a tagged PDF (output.tagged, or pdf_a level a: 1a, 2a, 3a) says its language for screen readers: give a language tag such as en or en-GB' });
   }
-  if (errors.length > 0) throw new RenderError(errors);
+  return errors;
 }
 
 /** A client's font failed where only using it could tell (a glyph's outline, a GSUB lookup). */

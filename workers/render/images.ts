@@ -116,7 +116,10 @@ async function embed(doc: Document, images: DocumentImages, bytes: Uint8Array): 
   }
 
   const upright = (meta.orientation ?? 1) === 1;
-  const asIs = upright && ((format === 'png' && !isAnimatedPng(bytes)) || (format === 'jpeg' && pdfCanHoldJpeg(bytes)));
+  // PDF/A-1 forbids soft masks (ISO 19005-1 6.4, veraPDF 6.4-2) and, being PDF 1.4, 16-bit samples: an image
+  // with alpha is flattened onto white, the colour of the page it is drawn on (README, PDF/A output).
+  const opaque = !doc.transparency && (meta.hasAlpha || meta.depth === 'ushort');
+  const asIs = !opaque && upright && ((format === 'png' && !isAnimatedPng(bytes)) || (format === 'jpeg' && pdfCanHoldJpeg(bytes)));
   const lossless = asIs ? format === 'png' : meta.hasAlpha || meta.isPalette || format === 'png' || format === 'gif';
   const kind = lossless ? 'png' : 'jpeg';
   // Checked before decoding for PNG, whose pixels pdf-lib keeps; JPEG is counted once its size is known.
@@ -127,7 +130,8 @@ async function embed(doc: Document, images: DocumentImages, bytes: Uint8Array): 
     // (a 36 MP JPEG: 200 ms against 1050 ms for a full decode, measured with sharp 0.35 on one thread).
     await decoding(format, () => sharp(bytes, DECODE).resize(8, 8, { fit: 'fill' }).raw().toBuffer());
   } else {
-    const pipeline = sharp(bytes, { ...DECODE, autoOrient: true });
+    const source = sharp(bytes, { ...DECODE, autoOrient: true });
+    const pipeline = opaque ? source.flatten({ background: '#ffffff' }).toColourspace(meta.channels <= 2 ? 'b-w' : 'srgb') : source;
     out = await decoding(format, () =>
       (kind === 'png' ? pipeline.png({ compressionLevel: 6 }) : pipeline.jpeg({ quality: JPEG_QUALITY, chromaSubsampling: '4:4:4' })).toBuffer(),
     );

@@ -2,7 +2,7 @@
 // Objects are strict: an unknown field is a 422 naming it, because a typo
 // that is silently ignored ("colour" for "color") produces a wrong document.
 import * as v from 'valibot';
-import { STANDARD_FONT_NAMES } from '../seams/pdf.js';
+import { PDF_A_LEVELS, STANDARD_FONT_NAMES } from '../seams/pdf.js';
 import { color, fontSize, orientation, pageSizeName, points } from './fields.js';
 import { STANDARD_FAMILY_NAMES } from './fonts.js';
 import { OPERATIONS } from './operations.js';
@@ -41,8 +41,29 @@ const furniture = v.strictObject({
  * "report\u202Efdp.exe" read as an innocent name (Trojan Source, CVE-2021-42574).
  */
 const SPOOFING = /[\p{Cc}\u200E\u200F\u202A-\u202E\u2066-\u2069\u061C]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
+const ATTACHMENT_RELATIONSHIPS = ['Source', 'Data', 'Alternative', 'Supplement', 'Unspecified'] as const;
+
 const text = (max: number) =>
   v.pipe(v.string(), v.maxLength(max), v.check((value) => !SPOOFING.test(value), 'must not hold control characters, bidi controls or unpaired surrogates'));
+
+/** veraPDF's test of an embedded file's /Subtype (PDF/A-3, 6.8-1): type/subtype, as RFC 2046 names them. */
+const MIME_TYPE = /^[-\w+.]+\/[-\w+.]+$/;
+
+/** A file embedded in the PDF (output.attachments): an e-invoice's XML, a spreadsheet behind a report. */
+const attachment = v.strictObject({
+  /** The name readers show and save it as: no path, no control or bidi characters. */
+  name: v.pipe(
+    text(255),
+    v.minLength(1, 'must name the file, e.g. factur-x.xml'),
+    v.check((name) => !/[\\/]/.test(name) && name.trim() === name && name !== '.' && name !== '..', 'must be a plain file name, without / or \\ and without spaces at either end'),
+  ),
+  /** The file's bytes as base64 (read from the raw body, task/binary-fields.ts); bounded by the body cap only. */
+  data: v.string(),
+  mime_type: v.pipe(v.string(), v.maxLength(255), v.regex(MIME_TYPE, 'must be a MIME type such as text/xml, application/xml or application/pdf')),
+  /** How the file relates to the document (ISO 32000-2 14.13, the /AFRelationship PDF/A-3 asks for). */
+  relationship: v.picklist(ATTACHMENT_RELATIONSHIPS, `must be one of ${ATTACHMENT_RELATIONSHIPS.join(', ')}`),
+  description: v.optional(text(1_000)),
+});
 
 export const RenderRequest = v.strictObject({
   // The count is checked before any item, so an oversized list costs one
@@ -74,35 +95,54 @@ export const RenderRequest = v.strictObject({
       v.strictObject({
         compress: v.optional(v.boolean(), true),
         /**
-         * PDF/A-2 (ISO 19005-2) at level b, u or a: embedded fonts in place of the standard 14, an sRGB output
-         * intent, XMP with pdfaid, a file ID. Level a is level u tagged (it implies `tagged`).
+         * PDF/A (ISO 19005) part 1, 2 or 3 at level b, u (parts 2 and 3) or a: embedded fonts in place of
+         * the standard 14, an sRGB output intent, XMP with pdfaid, a file ID; part 1 is PDF 1.4 without
+         * transparency, part 3 may carry attachments. Level a is tagged (it implies `tagged`).
          */
-        pdf_a: v.optional(v.picklist(['2b', '2u', '2a'] as const, 'must be "2b", "2u" or "2a"')),
+        pdf_a: v.optional(v.picklist(PDF_A_LEVELS, `must be one of ${PDF_A_LEVELS.map((level) => `"${level}"`).join(', ')}`)),
         /**
          * A tagged PDF (PDF/UA-1, ISO 14289-1): a structure tree with the document's headings, paragraphs,
          * lists, tables, figures and links, everything else marked as artifacts, and embedded fonts.
          * Needs metadata.title and metadata.language, and alt on every image. Default false, but true
-         * with pdf_a "2a", whose level A is the logical structure a tagged render writes.
+         * with pdf_a level a (1a, 2a, 3a), whose level A is the logical structure a tagged render writes.
          */
         tagged: v.optional(v.boolean()),
         /** An outline (bookmarks) of the document's headings (add_text's heading, HTML's <h1>-<h6>), shown when the file opens. */
         outline: v.optional(v.boolean(), false),
+        /**
+         * Files embedded as associated files (catalog /AF): with pdf_a "3b", "3u" or "3a" (PDF/A-3), or
+         * without pdf_a; PDF/A-1 forbids embedded files and PDF/A-2 allows only PDF/A ones.
+         */
+        attachments: v.optional(v.pipe(v.array(attachment), v.maxLength(100, 'must hold at most 100 files'))),
       }),
       v.forward(
         v.partialCheck(
           [['pdf_a'], ['tagged']],
-          (output) => !(output.pdf_a === '2a' && output.tagged === false),
-          'PDF/A-2a is a tagged PDF (ISO 19005-2 6.7): leave tagged out or set it true, or ask for pdf_a "2u"',
+          (output) => !(isLevelA(output.pdf_a) && output.tagged === false),
+          'PDF/A level A is a tagged PDF (ISO 19005-1 6.8, 19005-2 and -3 6.7): leave tagged out or set it true, or ask for level b or u',
         ),
         ['tagged'],
       ),
-      v.transform((output) => ({ ...output, tagged: output.tagged ?? output.pdf_a === '2a' })),
+      v.forward(
+        v.partialCheck(
+          [['pdf_a'], ['attachments']],
+          (output) => output.attachments === undefined || output.attachments.length === 0 || output.pdf_a === undefined || output.pdf_a.startsWith('3'),
+          'PDF/A-1 forbids embedded files and PDF/A-2 allows only PDF/A files: ask for pdf_a "3b", "3u" or "3a" (PDF/A-3), or leave pdf_a out',
+        ),
+        ['attachments'],
+      ),
+      v.transform((output) => ({ ...output, tagged: output.tagged ?? isLevelA(output.pdf_a) })),
     ),
     { compress: true, outline: false },
   ),
 });
 
 export type RenderRequest = v.InferOutput<typeof RenderRequest>;
+
+/** Level A of any part (1a, 2a, 3a): a tagged PDF. */
+export function isLevelA(level: string | undefined): boolean {
+  return level !== undefined && level.endsWith('a');
+}
 export type Operation = RenderRequest['operations'][number];
 export type Furniture = NonNullable<RenderRequest['header']>;
 

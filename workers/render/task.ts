@@ -6,7 +6,7 @@ import { readJsonRequest } from '../task/json-request.js';
 import { movable, ownBuffer } from '../task/transfer.js';
 import { summarize } from '../task/validation.js';
 import { RenderError } from './errors.js';
-import { checkTaggedMetadata, renderDocument } from './engine.js';
+import { checkWholeRequest, renderDocument } from './engine.js';
 import { BINARY_FIELDS, RenderRequest, normalizeAliases } from './schema.js';
 
 /** Used when the task is called without options (tests, benchmarks); the server always sends its own. */
@@ -32,14 +32,12 @@ export async function validate(input: TaskInput): Promise<Outcome> {
   const started = performance.now();
   const checked = check(input, started);
   if (!checked.ok) return checked.outcome;
-  // What a tagged document needs of the whole request (a title, a language), known before any layout.
-  if (checked.request.output.tagged) {
-    try {
-      checkTaggedMetadata(checked.request.metadata);
-    } catch (error) {
-      if (!(error instanceof RenderError)) throw error;
-      return { ok: false, code: 'invalid', detail: summarize(error.errors), errors: error.errors, timings: { taskMs: performance.now() - started } };
-    }
+  // What the whole request must satisfy (a tagged file's title and language, unique attachment names), known before any layout.
+  try {
+    checkWholeRequest(checked.request);
+  } catch (error) {
+    if (!(error instanceof RenderError)) throw error;
+    return { ok: false, code: 'invalid', detail: summarize(error.errors), errors: error.errors, timings: { taskMs: performance.now() - started } };
   }
   return movable({ ok: true, value: { body: input.body, mediaType: 'application/json' }, timings: { taskMs: performance.now() - started } });
 }

@@ -86,6 +86,12 @@ export class CustomFont implements Font {
     return code;
   }
 
+  /** Glyphs in this document's subset as the subsetter lists them (.notdef included); undefined without pdf-lib's subset embedder. */
+  subsetGlyphCount(): number | undefined {
+    const glyphs = (this.#embedder?.subset as { glyphs?: unknown } | undefined)?.glyphs;
+    return Array.isArray(glyphs) ? glyphs.length : undefined;
+  }
+
   /** fontkit reads some tables (GSUB, GPOS, glyph outlines) only for the texts that need them: a damaged one is the font's fault. */
   #layOut<T>(work: () => T): T {
     try {

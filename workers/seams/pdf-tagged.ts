@@ -173,20 +173,21 @@ export function writeTaggedMetadata(doc: PDFDocument, title: string, language: s
 }
 
 /**
- * Claims PDF/A-2 level A in the packet pdf-lib's converter wrote at level U:
- * its converter writes levels B and U only, and level A is level U plus the
- * logical structure (ISO 19005-2 6.7) a tagged render writes. pdf-lib
- * rebuilds its packet on save only when it reads a B or U claim back, so
- * the packet is saved as rewritten here (test/render-pdfa.test.ts reads the
- * claim back from the file).
+ * Claims PDF/A level A in the packet pdf-lib's converter wrote at the level
+ * below (`from`: B for part 1, whose levels are A and B; U for parts 2 and
+ * 3): its converter writes levels B and U only, and level A is that level
+ * plus the logical structure (ISO 19005-1 6.8, 19005-2 6.7) a tagged render
+ * writes. pdf-lib rebuilds its packet on save only when it reads a B or U
+ * claim back, so the packet is saved as rewritten here
+ * (test/render-pdfa.test.ts reads the claim back from the file).
  */
-export function claimPdfALevelA(doc: PDFDocument): void {
+export function claimPdfALevelA(doc: PDFDocument, from: 'B' | 'U'): void {
   const stream = doc.context.lookup(doc.catalog.get(PDFName.of('Metadata')));
-  const levelU = '<pdfaid:conformance>U</pdfaid:conformance>';
+  const claimed = `<pdfaid:conformance>${from}</pdfaid:conformance>`;
   const xml = stream instanceof PDFRawStream ? Buffer.from(stream.getContents()).toString('utf8') : '';
   // A bug, not a client's error: the converter's packet changed shape.
-  if (!(stream instanceof PDFRawStream) || !xml.includes(levelU)) throw new Error('pdf-lib wrote no PDF/A level U packet to claim level A in');
-  stream.updateContents(Buffer.from(xml.replace(levelU, '<pdfaid:conformance>A</pdfaid:conformance>'), 'utf8'));
+  if (!(stream instanceof PDFRawStream) || !xml.includes(claimed)) throw new Error(`pdf-lib wrote no PDF/A level ${from} packet to claim level A in`);
+  stream.updateContents(Buffer.from(xml.replace(claimed, '<pdfaid:conformance>A</pdfaid:conformance>'), 'utf8'));
 }
 
 function escapeXml(text: string): string {

@@ -18,10 +18,13 @@ import { passThroughPng } from './png.js';
 import { metricsOf, StandardFont } from './standard-font.js';
 import { writeOutline, type OutlineEntry } from './pdf-outline.js';
 import { claimPdfALevelA, PDFUA_EXTENSION_SCHEMA, PDFUA_IDENTIFICATION, writeStructure, writeTaggedMetadata, type StructureTree } from './pdf-tagged.js';
+import { writeAttachments, type Attachment } from './pdf-attachments.js';
+import { writeCidSets } from './pdf-cidset.js';
 
 export { FontError };
 export type { AnnotationKid, ContentKid, StructureNode, StructureTree } from './pdf-tagged.js';
 export type { OutlineEntry } from './pdf-outline.js';
+export type { Attachment, AttachmentRelationship } from './pdf-attachments.js';
 
 export const STANDARD_FONT_NAMES = Object.values(StandardFonts) as readonly string[];
 
@@ -84,6 +87,11 @@ export interface FontSource {
 }
 
 export interface Document extends FontSource {
+  /**
+   * Whether the file may hold transparency (soft masks, alpha): false for
+   * PDF/A-1 (ISO 19005-1 6.4), where images are drawn opaque (images.ts).
+   */
+  readonly transparency: boolean;
   png(bytes: Uint8Array): Promise<Image>;
   jpeg(bytes: Uint8Array): Promise<Image>;
   addPage(content: PageContent): void;
@@ -95,6 +103,8 @@ export interface Document extends FontSource {
   setStructure(tree: StructureTree): void;
   /** Gives the file an outline (bookmarks) of these entries, shown when it opens. */
   setOutline(entries: readonly OutlineEntry[]): void;
+  /** Embeds these files as associated files (catalog /AF and the EmbeddedFiles name tree) when saved. */
+  setAttachments(files: readonly Attachment[]): void;
   /**
    * Compressed (createDocument's option): object streams (PDF 1.5) and Flate; otherwise plain and readable.
    * Rejects with FontError when a custom font cannot be embedded (subset): the client's font data is at fault.
@@ -171,6 +181,11 @@ export class DocumentFonts implements FontSource {
    * used, which no earlier step read. Embedding them first, one by one,
    * says which font failed; a failure is the font's, not ours.
    */
+  /** The custom fonts embedded, each with the glyph count of its subset as the subsetter lists it (pdf-cidset.ts). */
+  embeddedFonts(): Array<{ ref: PDFRef; fallbackCount: () => number | undefined }> {
+    return [...this.#custom.values()].map((font) => ({ ref: font.native.ref, fallbackCount: () => font.subsetGlyphCount() }));
+  }
+
   async embedAll(): Promise<void> {
     for (const font of this.#custom.values()) {
       try {
@@ -198,18 +213,23 @@ class PdfLibDocument implements Document {
   readonly #annotationRefs: PDFRef[][] = [];
   #structure: StructureTree | undefined;
   #outline: readonly OutlineEntry[] = [];
+  #attachments: readonly Attachment[] = [];
   #metadata: Metadata = {};
 
   constructor(
     private readonly doc: PDFDocument,
     /** Content streams are Flate-encoded when compressing. */
     private readonly compress: boolean,
-    /** PDF/A-2 level to write (output.pdf_a), or undefined for plain PDF. */
+    /** PDF/A level to write (output.pdf_a), or undefined for plain PDF. */
     private readonly pdfA: PdfALevel | undefined,
     /** The creation date written to Info; PDF/A's XMP repeats it, and ModDate equals it. */
     private readonly createdAt: Date,
   ) {
     this.#fonts = new DocumentFonts(doc);
+  }
+
+  get transparency(): boolean {
+    return this.pdfA === undefined || !this.pdfA.startsWith('1');
   }
 
   standardFont(name: string): Font {
@@ -284,25 +304,35 @@ class PdfLibDocument implements Document {
     if (structure !== undefined) writeStructure(this.doc, structure, { pages: this.#pageRefs, annotations: this.#annotationRefs });
     writeOutline(this.doc, this.#outline, this.#pageRefs);
     if (structure !== undefined && this.pdfA === undefined) writeTaggedMetadata(this.doc, this.#metadata.title ?? '', this.#metadata.language ?? '');
-    if (this.pdfA !== undefined) {
-      // pdf-lib's conversion adds what ISO 19005-2 asks of the file itself:
+    writeAttachments(this.doc, this.#attachments, this.createdAt);
+    const pdfA = this.pdfA;
+    if (pdfA !== undefined) {
+      // pdf-lib's conversion adds what ISO 19005 asks of the file itself:
       // a trailer /ID, an sRGB output intent with the ICC v2 profile pdf-lib
-      // ships (sRGB IEC61966-2.1, freely redistributable), and the XMP packet
-      // with pdfaid part 2 and the conformance level, kept equal to the Info
+      // ships (sRGB IEC61966-2.1, freely redistributable), the header's
+      // version (1.4 for part 1, 1.7 for parts 2 and 3), and the XMP packet
+      // with pdfaid part and conformance level, kept equal to the Info
       // dictionary on save. The content is ours to keep compliant: every font
       // embedded (fonts.ts draws the standard families with DejaVu), no
-      // transparency without the output intent, annotations printable.
+      // transparency in part 1 (images.ts flattens alpha), annotations
+      // printable, embedded files only in part 3 (schema.ts).
       this.doc.setModificationDate(this.createdAt);
-      // A tagged file adds the PDF/UA identification, and the schema description PDF/A-2 asks for it.
+      // A tagged file adds the PDF/UA identification, and the schema description PDF/A asks for it.
       const extensions = structure === undefined ? undefined : [PDFUA_EXTENSION_SCHEMA, PDFUA_IDENTIFICATION];
-      this.doc.convertToPDFA({ conformance: this.pdfA === '2b' ? '2B' : '2U', ...(extensions === undefined ? {} : { extensions }) });
-      if (this.pdfA === '2a') {
-        // The engine makes every 2a render tagged (schema.ts); an untagged one here would claim what it is not.
-        if (structure === undefined) throw new Error('PDF/A-2a without a structure tree');
-        claimPdfALevelA(this.doc);
+      const part = pdfA[0] as '1' | '2' | '3';
+      // pdf-lib's converter writes levels B and U (part 1: B); level A is converted at the level below and claimed after.
+      const converted = part === '1' || pdfA[1] === 'b' ? 'B' : 'U';
+      this.doc.convertToPDFA({ conformance: `${part}${converted}` as '1B' | '2B' | '2U' | '3B' | '3U', ...(extensions === undefined ? {} : { extensions }) });
+      if (pdfA[1] === 'a') {
+        // The engine makes every level A render tagged (schema.ts); an untagged one here would claim what it is not.
+        if (structure === undefined) throw new Error(`PDF/A-${pdfA} without a structure tree`);
+        claimPdfALevelA(this.doc, converted);
       }
+      // ISO 19005-1 6.3.5: a subset CIDFont lists its CIDs in a CIDSet (optional in parts 2 and 3).
+      if (part === '1') writeCidSets(this.doc, this.#fonts.embeddedFonts());
     }
-    const compress = this.compress;
+    // PDF/A-1 is PDF 1.4: no object streams or cross-reference streams (ISO 19005-1 6.1.4, veraPDF 6.1.4-1).
+    const compress = this.compress && (pdfA === undefined || !pdfA.startsWith('1'));
     // objectsPerTick: Infinity: in a worker there is no event loop worth yielding
     // to (pdf-lib yields every 50 objects by default, which only slows us down).
     return this.doc.save({ useObjectStreams: compress, objectsPerTick: Number.POSITIVE_INFINITY });
@@ -316,6 +346,10 @@ class PdfLibDocument implements Document {
     this.#outline = entries;
   }
 
+  setAttachments(files: readonly Attachment[]): void {
+    this.#attachments = files;
+  }
+
   #image(native: PDFImage): Image {
     return this.#register(native.ref, native.width, native.height);
   }
@@ -327,8 +361,14 @@ class PdfLibDocument implements Document {
   }
 }
 
-/** PDF/A-2 levels B, U and A (A: level U with the structure tree a tagged render writes). */
-export type PdfALevel = '2b' | '2u' | '2a';
+/**
+ * PDF/A levels: part 1 (ISO 19005-1, PDF 1.4) B and A, parts 2 and 3 (ISO
+ * 19005-2 and -3; 3 adds embedded files of any kind) B, U and A. A is the
+ * level below (part 1: B; parts 2 and 3: U) with the structure tree a
+ * tagged render writes.
+ */
+export type PdfALevel = '1b' | '1a' | '2b' | '2u' | '2a' | '3b' | '3u' | '3a';
+export const PDF_A_LEVELS: readonly PdfALevel[] = ['1b', '1a', '2b', '2u', '2a', '3b', '3u', '3a'];
 
 export async function createDocument(options: { compress: boolean; pdfA?: PdfALevel }): Promise<Document> {
   const doc = await PDFDocument.create({ updateMetadata: false });

@@ -17,7 +17,7 @@ export interface PdfaRule {
    */
   readonly alsoStatedIn?: { readonly 1?: readonly string[] };
   readonly description: string;
-  /** Parts 2 and 3 at levels U and A only (A includes U). */
+  /** Parts 2 and 3 at levels U and A only (A includes U); part 1 at level A, where the rule has a part 1 id. */
   readonly levelU?: boolean;
   /** Level A only: the logical-structure rules. */
   readonly levelA?: boolean;

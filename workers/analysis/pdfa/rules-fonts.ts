@@ -213,7 +213,8 @@ export const FONT_RULES: readonly PdfaRule[] = [
     },
   },
   {
-    ids: { 2: '6.2.11.7.2-1' },
+    // Level U of parts 2 and 3; in part 1 level A asks the same (ISO 19005-1 6.3.8, veraPDF's PDF/A-1A 6.3.8-1, `toUnicode != null` as 2U's).
+    ids: { 1: '6.3.8-1', 2: '6.2.11.7.2-1' },
     levelU: true,
     description: 'Every font shall map its characters to Unicode (ToUnicode, or a standard encoding of named glyphs)',
     *check(d) {

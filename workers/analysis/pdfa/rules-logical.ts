@@ -1,5 +1,9 @@
-// Level A (ISO 19005-2 6.7, Logical structure; 6.2.11.7.3, Unicode for
-// level A): the rules veraPDF's PDF/A-2A profile adds to 2U's. The document
+// Level A (ISO 19005-2 and -3 6.7, Logical structure; 6.2.11.7.3, Unicode
+// for level A): the rules veraPDF's PDF/A-2A profile adds to 2U's (its 3A
+// profile adds the same, under the same ids). ISO 19005-1 states five of
+// them in its 6.8 (veraPDF's PDF/A-1A profile, `PDF_A/1a/` of its
+// validation-profiles repository: 6.8.2.2-1, 6.8.3.3-1, 6.8.3.4-1 and -2,
+// 6.8.4-1), with no rule on remapped standard types or Private Use text. The document
 // is tagged (MarkInfo /Marked true, a StructTreeRoot), every structure type
 // is standard or role-mapped to one without loops or remapped standard
 // types, every Lang is a language identifier, and text whose Unicode values
@@ -7,7 +11,7 @@
 // role-map resolution and the Lang test are the PDF/UA check's
 // (structure-tree.ts, language-tags.ts): one reading of a tagged file.
 import { splitCodes } from '../cmap.js';
-import { malformedLangs } from '../language-tags.js';
+import { malformedLangs, RFC_1766_TAG } from '../language-tags.js';
 import type { Violation } from '../rules.js';
 import type { StructureElement } from '../structure-tree.js';
 import type { MarkFrame } from '../ua/marked-content.js';
@@ -25,7 +29,7 @@ export const LOGICAL_RULES: readonly PdfaRule[] = [
     check: privateUseWithoutActualText,
   },
   {
-    ids: { 2: '6.7.2.2-1' },
+    ids: { 1: '6.8.2.2-1', 2: '6.7.2.2-1' },
     levelA: true,
     description: 'The document catalog dictionary shall include a MarkInfo dictionary containing an entry, Marked, whose value shall be true',
     *check(d) {
@@ -35,7 +39,7 @@ export const LOGICAL_RULES: readonly PdfaRule[] = [
     },
   },
   {
-    ids: { 2: '6.7.3.3-1' },
+    ids: { 1: '6.8.3.3-1', 2: '6.7.3.3-1' },
     levelA: true,
     description: "The logical structure of the conforming file shall be described by a structure hierarchy rooted in the StructTreeRoot entry of the document's Catalog dictionary",
     *check(d) {
@@ -43,7 +47,7 @@ export const LOGICAL_RULES: readonly PdfaRule[] = [
     },
   },
   {
-    ids: { 2: '6.7.3.4-1' },
+    ids: { 1: '6.8.3.4-1', 2: '6.7.3.4-1' },
     levelA: true,
     description: 'All non-standard structure types shall be mapped to the nearest functionally equivalent standard type in the role map dictionary of the structure tree root',
     *check(d) {
@@ -51,7 +55,7 @@ export const LOGICAL_RULES: readonly PdfaRule[] = [
     },
   },
   {
-    ids: { 2: '6.7.3.4-2' },
+    ids: { 1: '6.8.3.4-2', 2: '6.7.3.4-2' },
     levelA: true,
     description: 'A circular mapping shall not exist',
     *check(d) {
@@ -67,10 +71,11 @@ export const LOGICAL_RULES: readonly PdfaRule[] = [
     },
   },
   {
-    ids: { 2: '6.7.4-1' },
+    ids: { 1: '6.8.4-1', 2: '6.7.4-1' },
     levelA: true,
     description: "If the Lang entry is present in the document's Catalog dictionary or in a structure element dictionary or property list, its value shall be a language identifier (the empty string, or an RFC 3066 Language-Tag)",
-    check: (d) => malformedLangs({ pdf: d.pdf, catalog: d.pdf.catalog, elements: d.structure.elements, sequences: d.markedContent.sequences }),
+    // Part 1 cites RFC 1766 (letters only); parts 2 and 3 RFC 3066, whose subtags may hold digits.
+    check: (d) => malformedLangs({ pdf: d.pdf, catalog: d.pdf.catalog, elements: d.structure.elements, sequences: d.markedContent.sequences }, d.part === 1 ? RFC_1766_TAG : undefined),
   },
 ];
 

@@ -290,7 +290,7 @@ export const METADATA_RULES: readonly PdfaRule[] = [
     *check(d) {
       const conformance = identification(d).find((p) => p.name === 'conformance');
       if (conformance === undefined) return;
-      const allowed = d.part === 1 ? ['A', 'B'] : d.level === 'a' ? ['A'] : d.level === 'u' ? ['U', 'A'] : ['A', 'B', 'U'];
+      const allowed = d.level === 'a' ? ['A'] : d.part === 1 ? ['A', 'B'] : d.level === 'u' ? ['U', 'A'] : ['A', 'B', 'U'];
       if (!allowed.includes(conformance.value.trim())) yield at(`pdfaid:conformance ${conformance.value}`);
     },
   },

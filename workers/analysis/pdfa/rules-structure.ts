@@ -2,7 +2,7 @@
 // comment, the trailer's ID and no encryption, nothing after %%EOF, the
 // cross-reference syntax, strings, streams, filters, object spacing and the
 // implementation limits, from the file's bytes (cos-scan.ts) and its objects.
-import { PdfDict, PdfStream, type PdfValue } from '../../untrusted/pdf-values.js';
+import type { PdfValue } from '../../untrusted/pdf-values.js';
 import type { PdfaDocument } from './document.js';
 import { at, type PdfaRule } from './rule.js';
 
@@ -291,36 +291,4 @@ export const STRUCTURE_RULES: readonly PdfaRule[] = [
       }
     },
   },
-  {
-    ids: { 1: '6.1.11-2' },
-    description: 'The name dictionary shall not contain EmbeddedFiles',
-    *check(d) {
-      const names = d.pdf.dict(d.pdf.catalog?.get('Names'));
-      if (names?.has('EmbeddedFiles') === true) yield at('EmbeddedFiles in the name dictionary');
-    },
-  },
-  {
-    ids: { 1: '6.1.11-1' },
-    description: 'A file specification shall not contain EF',
-    check: (d) => fileSpecs(d, (spec) => spec.has('EF')),
-  },
-  {
-    ids: { 2: '6.8-2', 3: '6.8-2' },
-    description: 'A file specification with an embedded file shall have F and UF',
-    check: (d) => fileSpecs(d, (spec) => spec.has('EF') && !(spec.has('F') && spec.has('UF'))),
-  },
-  {
-    ids: { 3: '6.8-3' },
-    description: 'A file specification shall have AFRelationship (PDF/A-3)',
-    check: (d) => fileSpecs(d, (spec) => spec.has('EF') && !spec.has('AFRelationship')),
-  },
 ];
-
-function* fileSpecs(d: PdfaDocument, broken: (spec: PdfDict) => boolean): Generator<ReturnType<typeof at>> {
-  for (const ref of d.pdf.refs()) {
-    const value = d.pdf.resolve(ref);
-    const dict = value instanceof PdfStream ? undefined : value instanceof PdfDict ? value : undefined;
-    if (dict === undefined) continue;
-    if ((dict.name('Type') === 'Filespec' || dict.has('EF')) && broken(dict)) yield at(`file specification ${ref.toString()}`);
-  }
-}

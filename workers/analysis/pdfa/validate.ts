@@ -1,8 +1,10 @@
 // PDF/A validation: which standard a document is checked against (the one
 // asked for, else the one its XMP claims, else PDF/A-2b), and the report of
-// every rule of that part and level (rules.ts's engine). Levels we do not
-// check (1a, 3a and 3u) are checked at the level below that we do, B; the
-// answer's `standard` says what was checked, `claimed` what was claimed.
+// every rule of that part and level (rules.ts's engine). Every part and
+// level is checked: 1b and 1a, 2b, 2u and 2a, 3b, 3u and 3a (part 3 is
+// part 2's rules under the same ids, plus its embedded-file rules, as
+// veraPDF's PDF/A-3 profiles are). The answer's `standard` says what was
+// checked, `claimed` what was claimed.
 import type { PdfObjects } from '../../seams/pdf-objects.js';
 import { runRules, type RuleReport } from '../rules.js';
 import { PdfaDocument, type PdfaLevel, type PdfaPart } from './document.js';
@@ -14,13 +16,14 @@ import { GRAPHICS_RULES } from './rules-graphics.js';
 import { INTERACTIVE_RULES } from './rules-interactive.js';
 import { LOGICAL_RULES } from './rules-logical.js';
 import { METADATA_RULES } from './rules-metadata.js';
+import { EMBEDDED_FILE_RULES } from './rules-embedded-files.js';
 import { STRUCTURE_RULES } from './rules-structure.js';
 import { NS } from './xmp-schemas.js';
 
-export const STANDARDS = ['pdfa-1b', 'pdfa-2b', 'pdfa-2u', 'pdfa-2a', 'pdfa-3b'] as const;
+export const STANDARDS = ['pdfa-1b', 'pdfa-1a', 'pdfa-2b', 'pdfa-2u', 'pdfa-2a', 'pdfa-3b', 'pdfa-3u', 'pdfa-3a'] as const;
 export type Standard = (typeof STANDARDS)[number];
 
-const ALL_RULES = [...STRUCTURE_RULES, ...COLOUR_RULES, ...GRAPHICS_RULES, ...FONT_RULES, ...GLYPH_RULES, ...INTERACTIVE_RULES, ...METADATA_RULES, ...LOGICAL_RULES];
+const ALL_RULES = [...STRUCTURE_RULES, ...EMBEDDED_FILE_RULES, ...COLOUR_RULES, ...GRAPHICS_RULES, ...FONT_RULES, ...GLYPH_RULES, ...INTERACTIVE_RULES, ...METADATA_RULES, ...LOGICAL_RULES];
 
 export interface Claim {
   /** "pdfa-2b", as the XMP pdfaid says: "pdfa-1a", "pdfa-3u", ...; null when the document claims none. */
@@ -36,9 +39,8 @@ export function readClaim(document: PdfaDocument): Claim {
   const conformance = id.find((p) => p.name === 'conformance')?.value.trim().toLowerCase();
   if (part === undefined || !/^[1-4]$/.test(part)) return { claimed: null, standard: undefined };
   const claimed = `pdfa-${part}${conformance ?? ''}`;
-  if (part === '1') return { claimed, standard: 'pdfa-1b' };
-  if (part === '2') return { claimed, standard: conformance === 'a' ? 'pdfa-2a' : conformance === 'u' ? 'pdfa-2u' : 'pdfa-2b' };
-  if (part === '3') return { claimed, standard: 'pdfa-3b' };
+  if (part === '1') return { claimed, standard: conformance === 'a' ? 'pdfa-1a' : 'pdfa-1b' };
+  if (part === '2' || part === '3') return { claimed, standard: `pdfa-${part}${conformance === 'a' || conformance === 'u' ? conformance : 'b'}` };
   return { claimed, standard: undefined };
 }
 

@@ -226,7 +226,7 @@ export class HtmlLayout {
     const structure = this.#structure;
     if (structure !== undefined && block.alt === undefined) {
       throw new RenderError([
-        { field: this.field, code: 'REQUIRED', message: 'an <img> has no alt attribute: a tagged PDF (output.tagged, or pdf_a "2a") reads out every image, so describe it in alt, or give alt="" for a decorative one' },
+        { field: this.field, code: 'REQUIRED', message: 'an <img> has no alt attribute: a tagged PDF (output.tagged, or pdf_a level a: 1a, 2a, 3a) reads out every image, so describe it in alt, or give alt="" for a decorative one' },
       ]);
     }
     const image = await loadImage(this.context, block.bytes, this.field);

@@ -49,7 +49,7 @@ export const addImage: OperationType<typeof schema> = {
     const { flow } = context;
     if (flow.structure !== undefined && op.alt === undefined) {
       throw new RenderError([
-        { field: `${at}.alt`, code: 'REQUIRED', message: 'a tagged PDF (output.tagged, or pdf_a "2a") reads out every image: describe it in alt, or give alt "" for a decorative one' },
+        { field: `${at}.alt`, code: 'REQUIRED', message: 'a tagged PDF (output.tagged, or pdf_a level a: 1a, 2a, 3a) reads out every image: describe it in alt, or give alt "" for a decorative one' },
       ]);
     }
     const field = `${at}.data`;

@@ -10,10 +10,10 @@ import { DROPPED, HTML_NAMESPACE } from '../html/tags.js';
 /** The error for an operation (already validated by the render schema) that a tagged render would refuse for a missing alt; `at` prefixes the field. */
 export function missingAlt(operation: { readonly type: string } & Record<string, unknown>, at: string): FieldError | undefined {
   if (operation.type === 'add_image' && operation.alt === undefined) {
-    return { field: `${at}alt`, code: 'REQUIRED', message: 'a tagged PDF (output.tagged, or pdf_a "2a") reads out every image: describe it in alt, or give alt "" for a decorative one' };
+    return { field: `${at}alt`, code: 'REQUIRED', message: 'a tagged PDF (output.tagged, or pdf_a level a: 1a, 2a, 3a) reads out every image: describe it in alt, or give alt "" for a decorative one' };
   }
   if (operation.type === 'add_html' && typeof operation.html === 'string' && operation.html.includes('<') && hasImageWithoutAlt(operation.html)) {
-    return { field: `${at}html`, code: 'REQUIRED', message: 'an <img> has no alt attribute: a tagged PDF (output.tagged, or pdf_a "2a") reads out every image, so describe it in alt, or give alt="" for a decorative one' };
+    return { field: `${at}html`, code: 'REQUIRED', message: 'an <img> has no alt attribute: a tagged PDF (output.tagged, or pdf_a level a: 1a, 2a, 3a) reads out every image, so describe it in alt, or give alt="" for a decorative one' };
   }
   return undefined;
 }
