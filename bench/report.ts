@@ -70,10 +70,14 @@ function summarize(info: RunInfo, r: Results): string {
       `${fmt(overload.rejectedServerSide?.p50Ms)} / ${fmt(overload.rejectedServerSide?.p99Ms)}`,
       '',
     ],
-    ['overload: admitted renders / render-at-saturation req/s', fmt(overload.admitted === undefined ? undefined : ratio(overload.admitted.perSecond, render.server.requestsPerSecond)), ''],
     [
-      'overload: 200 p99 / render-at-saturation p99 (ms)',
-      `${fmt(admittedP99)} / ${fmt(render.server.p99Ms)} (× ${fmt(admittedP99 === undefined ? undefined : ratio(admittedP99, render.server.p99Ms))})`,
+      'overload: admitted renders / render-at-saturation req/s (saturation measured just before, same client)',
+      fmt(overload.admitted === undefined ? undefined : ratio(overload.admitted.perSecond, overload.saturation.perSecond)),
+      '',
+    ],
+    [
+      'overload: 200 p99 / render-at-saturation p99 (ms; saturation measured just before, same client)',
+      `${fmt(admittedP99)} / ${fmt(overload.saturation.p99Ms)} (× ${fmt(admittedP99 === undefined ? undefined : ratio(admittedP99, overload.saturation.p99Ms))})`,
       'one run: see Scheduling for the interleaved ratio',
     ],
     ['mixed: healthz p99 during renders / alone', `${fmt(mixed.healthzUnderRenders?.p99Ms)} / ${fmt(mixed.healthzIdle?.p99Ms)} ms (× ${fmt(mixed.p99UnderRendersToIdle)})`, ''],

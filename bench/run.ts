@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     step('scheduling ratios in interleaved rounds: overload, jobs, renders with a backlog');
     const scheduling = await schedulingRatios(settings, server, step);
     step('scenario 3: overload, renders arriving at 4× the saturation rate');
-    const overload = await overloadScenario(settings, server, render.requestsPerSecond);
+    const overload = await overloadScenario(settings, server);
     onServer = { healthz, render: { connections: saturation(settings), server: render }, mixed, pairs, jobs, scheduling, overload };
   } finally {
     const code = await server.stop();

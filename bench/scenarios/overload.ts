@@ -7,16 +7,23 @@
 // a 503 (its completion line's `ms`, from the handler's start to the
 // response written) is read from its log: the client-side figure also holds
 // the wait for the server's event loop to pick the request up.
+// The saturation it is read against is measured right before it, by the
+// same load generator: read against scenario 2's autocannon run minutes
+// earlier, the last full run reported 1.31 (32.8 ms ÷ 25 ms at 446 req/s)
+// while the render rounds between them saw 922-1065 req/s at p99 10-15 ms,
+// i.e. 2.2-3.3, as the interleaved rounds did (3.93, 2.69-6.72).
 import type { ChildServer } from '../child.js';
 import { LETTER_JSON } from '../documents.js';
-import { generateOpenLoad, type LoadResult, type StatusFigures } from '../loadgen.js';
+import { generateLoad, generateOpenLoad, type LoadResult, type StatusFigures } from '../loadgen.js';
 import type { Settings } from '../settings.js';
 import { Samples, round, type Latency } from '../stats.js';
-import { RENDER_HEADERS, RENDER_PATH } from './render.js';
+import { RENDER_HEADERS, RENDER_PATH, saturation } from './render.js';
 
 export interface OverloadResult {
   /** Sockets the generator may open. */
   readonly connections: number;
+  /** The renders at saturation just before (closed loop, the same client): the rate and p99 the overload is read against. */
+  readonly saturation: StatusFigures;
   /** Arrivals per second: OVERLOAD_FACTOR × the render rate at saturation. */
   readonly ratePerSecond: number;
   /** threads + maxQueue: the most requests the server holds at once. */
@@ -35,8 +42,12 @@ export const OVERLOAD_FACTOR = 4;
 /** Enough sockets that arrivals never wait for one while the server answers within ~100 ms. */
 const MAX_SOCKETS = 256;
 
-export async function overloadScenario(settings: Settings, server: ChildServer, saturatedPerSecond: number): Promise<OverloadResult> {
-  const ratePerSecond = Math.round(OVERLOAD_FACTOR * saturatedPerSecond);
+export async function overloadScenario(settings: Settings, server: ChildServer): Promise<OverloadResult> {
+  const saturated = (
+    await generateLoad({ url: server.base + RENDER_PATH, method: 'POST', headers: { ...RENDER_HEADERS }, body: LETTER_JSON, connections: saturation(settings), seconds: settings.seconds })
+  ).byStatus['200'];
+  if (saturated === undefined) throw new Error('overload: no render succeeded at saturation');
+  const ratePerSecond = Math.round(OVERLOAD_FACTOR * saturated.perSecond);
   const load = (seconds: number) =>
     generateOpenLoad({
       url: server.base + RENDER_PATH,
@@ -53,6 +64,7 @@ export async function overloadScenario(settings: Settings, server: ChildServer, 
   const rejected = raw.byStatus['503'];
   return {
     connections: MAX_SOCKETS,
+    saturation: saturated,
     ratePerSecond,
     capacity: settings.workers + settings.maxQueue,
     rejectedShare: raw.total > 0 ? round((rejected?.count ?? 0) / raw.total, 4) : 0,
