@@ -8,6 +8,7 @@
 // signature pdfsig still finds valid; encrypted, hybrid XFA and certified
 // documents.
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { PDFBool, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from '@cantoo/pdf-lib';
 import { FILLED_VALUES, formPdf, NAME_BOX, plainPdf, xfaOnlyPdf } from './helpers/form-pdf.js';
@@ -224,6 +225,17 @@ test('fill-form', async (t) => {
     const problem = await readProblem(response);
     assert.equal(problem.slug, 'document-certified');
     assert.deepEqual(problem.errors?.map((error) => [error.field, error.code]), [['pdf', 'CERTIFIED_NO_CHANGES']]);
+  });
+
+  await t.test('a file whose XMP claims PDF/A-1 is written without object streams, which PDF/A-1 forbids (was a 500)', async () => {
+    // veraPDF's PDF/A-1b file (test/fixtures/README.md); it has no form, so nothing is filled.
+    const pdfa1 = await readFile(new URL('../../test/fixtures/verapdf-6-2-2-t01-pass-a.pdf', import.meta.url));
+    const response = await call({ pdf: b64(pdfa1), fields: {} });
+    assert.equal(response.status, 200);
+    const written = new Uint8Array(await response.arrayBuffer());
+    await qpdfCheck(written);
+    assert.ok(!Buffer.from(written).includes('/ObjStm'), 'no object stream');
+    assert.ok(!Buffer.from(written).includes('/XRefStm') && !/\/Type\s*\/XRef\b/.test(Buffer.from(written).toString('latin1')), 'no cross-reference stream');
   });
 
   await t.test('tiers and the request schema', async () => {
