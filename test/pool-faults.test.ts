@@ -102,15 +102,36 @@ describe('pool faults', () => {
   });
 
   test('a runaway task is stopped at the timeout: 504 request-timeout, and the worker is replaced', async (t) => {
-    // The follow-up lands on the replacement thread, which loads its modules
-    // first: the timeout leaves room for that even on a loaded machine (1.5 s
-    // did not, at a load average of 20: the replacement thread took longer to start).
-    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_TIMEOUT_MS: '4000' }, { workerFile: FAULT_WORKER });
+    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_TIMEOUT_MS: '1500' }, { workerFile: FAULT_WORKER });
     t.after(() => s.close());
     const response = await postJson(s.base, '/api/v1/render', faulty('spin'));
     assert.equal(response.status, 504);
-    assert.equal((await readProblem(response)).slug, 'request-timeout');
+    const problem = await readProblem(response);
+    assert.equal(problem.slug, 'request-timeout');
+    assert.match(problem.detail, /^Processing took longer than the 1500 ms limit/);
+    // The follow-up lands on the replacement thread, which loads its modules
+    // first (seconds at a load average of 25). Its processing timeout starts
+    // when that thread takes it, so it is sent at once; only the wait for
+    // the thread, bounded apart, could still end it: so the test waits on
+    // the replacement (the pool's event), not on a longer timeout.
+    await waitFor(async () => s.server.pool.stats.starting === 0);
     assert.equal((await postJson(s.base, '/api/v1/render', textDocument('fine'))).status, 200);
+  });
+
+  test('a task that waits for a thread as long as the timeout is 504 without being run, and says it waited', async (t) => {
+    // One thread, held by a job at the gate (a job has its own, longer limit): the render can only wait.
+    const g = gate();
+    const s = await startTestServer({ PLATEN_WORKERS: '1', PLATEN_TIMEOUT_MS: '1000' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    t.after(() => g.open());
+    assert.equal((await postJson(s.base, '/api/v1/jobs', faulty('block'))).status, 201);
+    await g.blocked(1);
+    const response = await postJson(s.base, '/api/v1/render', textDocument('waits'));
+    assert.equal(response.status, 504);
+    const problem = await readProblem(response);
+    assert.equal(problem.slug, 'request-timeout');
+    assert.match(problem.detail, /^No worker thread was free for 1000 ms/);
+    assert.equal(s.server.pool.stats.busy, 1, 'the job still runs: nothing was stopped for the render that waited');
   });
 
   test('a worker out of memory fails its task with 422 and is replaced', async (t) => {

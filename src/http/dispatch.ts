@@ -46,7 +46,9 @@ export async function dispatch<Name extends TaskName>(
       });
     case 'timeout':
       throw new HttpProblem('request-timeout', {
-        detail: `Processing took longer than the ${pool.timeoutMs} ms limit (PLATEN_TIMEOUT_MS) and was stopped; submit long work as a job.`,
+        detail: result.waiting
+          ? `No worker thread was free for ${pool.timeoutMs} ms (PLATEN_TIMEOUT_MS), so the request was not processed; retry later, or submit long work as a job.`
+          : `Processing took longer than the ${pool.timeoutMs} ms limit (PLATEN_TIMEOUT_MS) and was stopped; submit long work as a job.`,
       });
     case 'out-of-memory': {
       const detail = `Processing this input needs more memory than a worker may use (${pool.memoryMb} MB, PLATEN_WORKER_MEMORY_MB); make the input smaller.`;

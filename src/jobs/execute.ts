@@ -74,7 +74,9 @@ function failure(result: Awaited<ReturnType<WorkerPool['run']>>, timeoutMs: numb
   if (result.ok) return result.outcome.ok ? '' : result.outcome.detail;
   switch (result.reason) {
     case 'timeout':
-      return `processing took longer than the job limit of ${timeoutMs} ms (PLATEN_JOB_TIMEOUT_MS)`;
+      return result.waiting
+        ? `no worker thread was free for the job limit of ${timeoutMs} ms (PLATEN_JOB_TIMEOUT_MS); the job did not run`
+        : `processing took longer than the job limit of ${timeoutMs} ms (PLATEN_JOB_TIMEOUT_MS)`;
     case 'out-of-memory':
       return 'processing needs more memory than a worker may use (PLATEN_WORKER_MEMORY_MB)';
     case 'crashed':

@@ -36,8 +36,11 @@ export type PoolFailure =
   | { readonly reason: 'saturated'; readonly cause: SaturationCause; readonly retryAfterSeconds: number }
   /** The circuit breaker is open: 503. */
   | { readonly reason: 'breaker-open'; readonly retryAfterSeconds: number }
-  /** The processing timeout passed; the worker was terminated and replaced: 504. */
-  | { readonly reason: 'timeout' }
+  /**
+   * The processing timeout passed (the worker was terminated and replaced),
+   * or, `waiting`, the task waited as long for a thread and never ran: 504.
+   */
+  | { readonly reason: 'timeout'; readonly waiting: boolean }
   /** The caller's signal fired (client went away); the worker was freed. */
   | { readonly reason: 'aborted' }
   /** The worker ran out of its heap (resourceLimits) and was replaced. */
@@ -86,5 +89,7 @@ export interface PoolStats {
   readonly standing: boolean;
   /** Tasks that may wait for a thread before the pool refuses (PLATEN_MAX_QUEUE). */
   readonly maxQueue: number;
+  /** Threads being started or replaced (after a timeout or a crash), not yet taking tasks. */
+  readonly starting: number;
   readonly breaker: BreakerState;
 }

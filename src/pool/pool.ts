@@ -16,6 +16,7 @@ import type { FairClient } from './fair-queue.js';
 import type { CallerSignal, PoolFailure, PoolOptions, PoolResult, PoolStats, RunOptions } from './pool-types.js';
 import { Scheduler, type Ticket } from './scheduler.js';
 import { TaskAbort } from './task-abort.js';
+import { ThreadReadiness, type Placement } from './thread-readiness.js';
 
 export type { CallerSignal, PoolFailure, PoolOptions, PoolResult, PoolStats, RunOptions, SaturationCause } from './pool-types.js';
 
@@ -41,6 +42,7 @@ export class WorkerPool {
   readonly #piscina: Piscina<TaskInput<OptionsOf<TaskName>>, Outcome>;
   readonly #breaker: CircuitBreaker;
   readonly #scheduler: Scheduler;
+  readonly #threads: ThreadReadiness;
   #meanTaskMs = 0;
   /** Wait and run times and endings per task name, for /metrics. */
   readonly tasks = new TaskStats();
@@ -66,6 +68,8 @@ export class WorkerPool {
       recordTiming: false,
       workerData: options.workerData,
     });
+    // Before any thread reports ready ('workerCreate' comes in a microtask for the first threads).
+    this.#threads = new ThreadReadiness(options.threads, this.#piscina);
     this.#breaker = new CircuitBreaker({ threshold: options.breakerThreshold, cooldownMs: options.breakerCooldownMs, now: options.breakerNow });
     this.#scheduler = new Scheduler({
       threads: options.threads,
@@ -102,6 +106,7 @@ export class WorkerPool {
       queued: this.#scheduler.waiting,
       standing: this.#scheduler.standing,
       maxQueue: this.options.maxQueue,
+      starting: this.#threads.starting,
       breaker: this.#breaker.state,
     };
   }
@@ -156,12 +161,20 @@ export class WorkerPool {
     // sources and listeners are retained forever (nodejs/node#54614, #55351);
     // nor an AbortController, which allocates far more (task-abort.ts).
     const controller = new TaskAbort();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    // The timeout is a processing timeout: it runs from when a worker thread
+    // takes the task (thread-readiness.ts), not counting the wait for a
+    // thread (in our queue, or in Piscina's while a replaced thread starts).
+    // The wait has a bound of its own, the same length from submission, so a
+    // request as a whole ends within twice the timeout.
+    const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
+    let timedOut: 'waiting' | 'running' | undefined;
+    let phase: 'waiting' | 'running' = 'waiting';
+    const expire = () => {
+      timedOut = phase;
       if (this.#scheduler.withdraw(ticket)) settle('withdrawn');
       controller.abort();
-    }, options.timeoutMs ?? this.options.timeoutMs);
+    };
+    let timer = setTimeout(expire, timeoutMs);
     // A caller that goes away aborts its task, but not at once: aborting a
     // *running* task terminates its thread, and a cold replacement costs far
     // more than letting a short task end (measured: a disconnect during a 2 ms
@@ -176,14 +189,20 @@ export class WorkerPool {
     signal.addEventListener('abort', onCallerAbort, { once: true });
     let serviceMs: number | undefined;
     let ranFrom: number | undefined;
+    let placement: Placement | undefined;
     try {
       how ??= await new Promise<Waited>((resolve) => (settle = resolve));
       if (how !== 'started') {
         this.#breaker.release();
         if (how === 'evicted') return { ok: false, reason: 'saturated', cause: 'pushed-out', retryAfterSeconds: this.#retryAfterSeconds(ticket) };
-        return timedOut ? { ok: false, reason: 'timeout' } : { ok: false, reason: 'aborted' };
+        return timedOut !== undefined ? { ok: false, reason: 'timeout', waiting: true } : { ok: false, reason: 'aborted' };
       }
       ranFrom = performance.now();
+      placement = this.#threads.handed(() => {
+        phase = 'running';
+        clearTimeout(timer);
+        timer = setTimeout(expire, timeoutMs);
+      });
       // The worker's answer has the type TaskMap gives this name: test/unit/task-map.test.ts
       // checks that workers/index.ts exports each task with exactly that type.
       const outcome = (await this.#piscina.run(input, {
@@ -199,6 +218,7 @@ export class WorkerPool {
     } catch (error) {
       return this.#failure(error, timedOut);
     } finally {
+      if (placement !== undefined) this.#threads.ended(placement);
       if (ranFrom !== undefined) this.#scheduler.finished(ticket, serviceMs ?? performance.now() - ranFrom);
       clearTimeout(timer);
       clearTimeout(graceTimer);
@@ -240,10 +260,10 @@ export class WorkerPool {
    * what a client's own heavy input does: counting them would let five large
    * documents take the service down for everyone.
    */
-  #failure(error: unknown, timedOut: boolean): PoolResult<never> {
-    if (timedOut) {
+  #failure(error: unknown, timedOut: 'waiting' | 'running' | undefined): PoolResult<never> {
+    if (timedOut !== undefined) {
       this.#breaker.release();
-      return { ok: false, reason: 'timeout' };
+      return { ok: false, reason: 'timeout', waiting: timedOut === 'waiting' };
     }
     const name = (error as { name?: unknown } | null)?.name;
     const code = (error as { code?: unknown } | null)?.code;
