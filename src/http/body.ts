@@ -37,6 +37,12 @@ export class BodyError extends Error {
   }
 }
 
+/** Listener options shared by every read. */
+const ONCE = Object.freeze({ once: true });
+
+/** One function for every read, not a bound performance.now per request. */
+const monotonicNow = (): number => performance.now();
+
 /** Chunked bodies start here and double; 64 KiB covers most JSON requests in one allocation. */
 const INITIAL_CAPACITY = 64 * 1024;
 
@@ -109,9 +115,9 @@ export function readBody(res: HttpResponse, declared: number | undefined, limit:
       clearTimeout(idle);
       reject(new BodyError(failure, length, elapsedMs));
     };
-    signal.addEventListener('abort', () => fail('aborted'), { once: true });
+    signal.addEventListener('abort', () => fail('aborted'), ONCE);
     const ceiling = declared ?? limit;
-    const now = minRate?.now ?? performance.now.bind(performance);
+    const now = minRate?.now ?? monotonicNow;
     const started = minRate === undefined ? 0 : now();
     const msPerByte = minRate === undefined ? 0 : 1000 / minRate.bytesPerSecond;
     res.onData((chunk, isLast) => {

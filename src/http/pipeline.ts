@@ -159,18 +159,7 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
       // A chunked body may turn out empty; no worker is needed to say so.
       if (body.length === 0 && (route.body === 'json' || route.body === 'binary')) return missingBody(x, route);
     }
-    const context: RouteContext = {
-      request: x.request,
-      requestId: x.requestId,
-      principal: x.principal,
-      body,
-      gone: x.reply.gone,
-      get signal() {
-        return x.reply.signal;
-      },
-      receivedAt: x.receivedAt,
-      timings: x.timings,
-    };
+    const context = new ExchangeContext(x, body);
     const { approvals } = deps;
     const result =
       approvals?.gates(route.operation) === true
@@ -188,6 +177,36 @@ async function finish(route: MountedRoute, x: Exchange, pendingBody: Promise<Bod
     }
     deps.logger.error({ req_id: x.requestId, err: error }, 'unexpected error in a route');
     x.fail('internal', { detail: `An unexpected error occurred; quote request id ${x.requestId} when reporting it.` });
+  }
+}
+
+/**
+ * What a route sees of the exchange. A class rather than an object literal:
+ * the literal's `signal` getter was a new function and accessor pair per
+ * request.
+ */
+class ExchangeContext implements RouteContext {
+  readonly request: Exchange['request'];
+  readonly requestId: string;
+  readonly principal: Exchange['principal'];
+  readonly gone: RouteContext['gone'];
+  readonly receivedAt: number;
+  readonly timings: RouteContext['timings'];
+
+  constructor(
+    private readonly exchange: Exchange,
+    readonly body: Body,
+  ) {
+    this.request = exchange.request;
+    this.requestId = exchange.requestId;
+    this.principal = exchange.principal;
+    this.gone = exchange.reply.gone;
+    this.receivedAt = exchange.receivedAt;
+    this.timings = exchange.timings;
+  }
+
+  get signal(): AbortSignal {
+    return this.exchange.reply.signal;
   }
 }
 

@@ -33,6 +33,9 @@ const ENDINGS = {
   crashed: 'crashed',
 } as const satisfies Record<PoolFailure['reason'], string>;
 
+/** Listener options shared by every task (a literal per call was an allocation per request). */
+const ONCE = Object.freeze({ once: true });
+
 /** The client of tasks that name none (internal work). */
 const ANONYMOUS: FairClient = Object.freeze({ id: '', weight: 1 });
 
@@ -186,7 +189,7 @@ export class WorkerPool {
       if (this.#scheduler.withdraw(ticket)) settle('withdrawn');
       else graceTimer = setTimeout(() => controller.abort(), options.abortGraceMs ?? ABORT_GRACE_MS);
     };
-    signal.addEventListener('abort', onCallerAbort, { once: true });
+    signal.addEventListener('abort', onCallerAbort, ONCE);
     let serviceMs: number | undefined;
     let ranFrom: number | undefined;
     let placement: Placement | undefined;
