@@ -25,16 +25,17 @@
 // waiting in the scheduler's queue (the log's wait_ms, p99).
 // Each round also reads what the CPU did during A and the overload: the
 // worker threads', the main thread's and the bench process's own (the load
-// generator: at 4x the rate it used 2-4x its CPU at saturation, 65-156 ->
-// 237-329 ms in 2.5 s at load 15-21). The overload's worker CPU ÷ A's says
-// whether the two sides saw the same machine: at load 21 it was 0.11-0.19
-// in three rounds of five, where 96-98 % of arrivals were refused and the
-// admitted ones waited 350-770 ms (wait_ms p99) while the workers idled and
-// the main thread used more CPU than at saturation (300-460 against 200-290
-// ms): the hand-offs waited for the main thread, not for a worker. With
-// the same machine's service times drawn independently the ratio stays
-// 1.2-1.5 (bench/admission-sim.ts): the spread is the machine's, not the
-// admission policy's.
+// generator), and how long the server's main thread was runnable but kept
+// off the cores (schedstat run delay). Under 4x overload at load 17 the
+// main thread ran 410-720 ms and waited for a core 1530-1850 ms of the 2.5
+// s (at saturation 290-450 and 615-860): runnable all the time, it was the
+// bottleneck, spending its share of the machine on the refusals (87-93 %
+// of arrivals) while the workers got 0.32-0.49 of their saturation CPU and
+// the admitted renders waited 190-310 ms (wait_ms p99) for their hand-offs.
+// The bench's own CPU rose too (131-174 -> 313-430 ms). With the same
+// machine's service times drawn independently the ratio stays 1.2-1.5
+// (bench/admission-sim.ts): the spread is the main thread's share of a
+// shared machine, not the admission policy.
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { ChildServer } from './child.js';
@@ -46,7 +47,7 @@ import { OVERLOAD_FACTOR } from './scenarios/overload.js';
 import { RENDER_HEADERS, RENDER_PATH, saturation } from './scenarios/render.js';
 import type { Settings } from './settings.js';
 import { round, Samples } from './stats.js';
-import { cpuSplit, threadTimes, type CpuSplit, type ThreadTimes } from './thread-cpu.js';
+import { cpuSplit, runQueueWaitMs, threadTimes, type CpuSplit, type ThreadTimes } from './thread-cpu.js';
 
 /** Jobs in each round's measured batch (issue 14 names 200; fewer keep a round short). */
 export const JOBS = 100;
@@ -69,6 +70,8 @@ export interface SchedulingRound {
 
 export interface RoundCpu extends CpuSplit {
   readonly benchMs: number;
+  /** How long the server's main thread was runnable but waiting for a core (thread-cpu.ts runQueueWaitMs). */
+  readonly mainRunQueueMs: number;
 }
 
 export interface SchedulingRatios {
@@ -139,10 +142,12 @@ function loggedP99(server: ChildServer, from: number): { readonly ms: number; re
 async function withCpu<T>(server: ChildServer, settings: Settings, work: () => Promise<T>): Promise<{ readonly result: T; readonly cpu: RoundCpu; readonly serverMs: number }> {
   const times = threadTimes(server.pid);
   const bench = process.cpuUsage();
+  const waited = runQueueWaitMs(server.pid);
   const result = await work();
+  const mainRunQueueMs = round(runQueueWaitMs(server.pid) - waited, 0);
   const after = threadTimes(server.pid);
   const used = process.cpuUsage(bench);
-  return { result, cpu: { ...cpuSplit(server.pid, times, after, settings.workers), benchMs: round((used.user + used.system) / 1000, 0) }, serverMs: cpuMs(times, after) };
+  return { result, cpu: { ...cpuSplit(server.pid, times, after, settings.workers), benchMs: round((used.user + used.system) / 1000, 0), mainRunQueueMs }, serverMs: cpuMs(times, after) };
 }
 
 async function oneRound(server: ChildServer, settings: Settings): Promise<SchedulingRound> {

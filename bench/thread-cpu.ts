@@ -67,3 +67,19 @@ export function cpuSplit(pid: number, before: ThreadTimes, after: ThreadTimes, w
   const otherMs = others.slice(workers).reduce((sum, [, ms]) => sum + ms, 0);
   return { mainMs, workersMs, otherMs };
 }
+
+/**
+ * Milliseconds thread `tid` of `pid` has spent runnable but waiting for a
+ * core (/proc/<pid>/task/<tid>/schedstat, second field, in ns: the kernel's
+ * sched_info run_delay); NaN where the kernel does not keep it. The CPU a
+ * thread got says what it did; this says how long the machine kept it
+ * waiting to do it.
+ */
+export function runQueueWaitMs(pid: number, tid: number = pid): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'latin1').trim().split(' ');
+    return Number(fields[1]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
