@@ -139,6 +139,21 @@ test('render with output.pdf_a parts 1 and 3, and output.attachments', async (t)
     assert.match(text, /\/AF \[/);
   });
 
+  await t.test('output.factur_x: the XMP names the attached XML and its profile, with the Factur-X extension schema; 3u and 3a (with the PDF/UA schema beside it) pass', async () => {
+    for (const level of ['3u', '3a'] as const) {
+      const pdf = await renderPdf(server.base, { ...documents.invoice, output: { pdf_a: level, attachments: attachments(), factur_x: { profile: 'EN 16931' } } });
+      const report = await check(pdf);
+      assert.equal(report.claimed, `pdfa-${level}`);
+      assert.deepEqual(report.failures, [], level);
+      const xmp = await withFile(pdf, async (path) => (await run('pdfinfo', ['-meta', path])).stdout);
+      assert.match(xmp, /<fx:DocumentType>INVOICE<\/fx:DocumentType><fx:DocumentFileName>factur-x\.xml<\/fx:DocumentFileName><fx:Version>1\.0<\/fx:Version><fx:ConformanceLevel>EN 16931<\/fx:ConformanceLevel>/);
+      // One pdfaExtension:schemas property describing every schema used (two would be the property given twice).
+      assert.equal(xmp.match(/<pdfaExtension:schemas>/g)?.length, 1);
+      assert.equal(xmp.match(/<pdfaSchema:prefix>fx<\/pdfaSchema:prefix>/g)?.length, 1);
+      if (level === '3a') assert.match(xmp, /<pdfaSchema:prefix>pdfuaid<\/pdfaSchema:prefix>/);
+    }
+  });
+
   await t.test('attachments without pdf_a: a plain PDF carries them the same way', async () => {
     const pdf = await renderPdf(server.base, { operations: [{ type: 'add_text', text: 'see attached' }], output: { attachments: attachments().slice(0, 1) } });
     const { names, files } = await detach(pdf);
@@ -198,6 +213,10 @@ test('render with output.pdf_a parts 1 and 3, and output.attachments', async (t)
     // Two files of one name: a reader could list and extract only one. A job is refused at submission.
     assert.deepEqual(await problem({ operations, output: { attachments: [file, file] } }), ['output.attachments[1].name DUPLICATE']);
     assert.deepEqual(await problem({ operations, output: { attachments: [file, file] } }, '/api/v1/jobs'), ['output.attachments[1].name DUPLICATE']);
+    // Factur-X: PDF/A-3 only, and its file_name must be one of the attachments.
+    assert.deepEqual(await problem({ operations, output: { pdf_a: '2b', factur_x: { profile: 'BASIC' } } }), ['output.factur_x INVALID_VALUE', 'output.factur_x.file_name INVALID_VALUE']);
+    assert.deepEqual(await problem({ operations, output: { pdf_a: '3b', attachments: [file], factur_x: { profile: 'BASIC', file_name: 'zugferd-invoice.xml' } } }), ['output.factur_x.file_name INVALID_VALUE']);
+    assert.deepEqual(await problem({ operations, output: { pdf_a: '3b', attachments: [file], factur_x: { profile: 'COMFORT' } } }), ['output.factur_x.profile INVALID_ENUM']);
   });
 
   await t.test('level A of parts 1 and 3 is tagged: tagged false is a 422, and so are a missing title and a 1a language tag with digits', async () => {

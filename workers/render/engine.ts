@@ -42,6 +42,8 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
   const doc = await createDocument({ compress: request.output.compress, ...(archival === undefined ? {} : { pdfA: archival }) });
   // Decoded before any layout: a bad file is a 422 at once, not after the pages are drawn.
   if (request.output.attachments !== undefined) doc.setAttachments(decodeAttachments(request.output.attachments));
+  const facturX = request.output.factur_x;
+  if (facturX !== undefined) doc.setFacturX({ fileName: facturX.file_name, profile: facturX.profile, version: facturX.version });
   const margins = marginsOf(request.margin);
   const size = (name: string | undefined, orientation: Orientation | undefined) =>
     pageSize(name ?? request.page_size, orientation ?? request.orientation) as [number, number];

@@ -42,6 +42,8 @@ const furniture = v.strictObject({
  */
 const SPOOFING = /[\p{Cc}\u200E\u200F\u202A-\u202E\u2066-\u2069\u061C]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/u;
 const ATTACHMENT_RELATIONSHIPS = ['Source', 'Data', 'Alternative', 'Supplement', 'Unspecified'] as const;
+/** fx:ConformanceLevel's values (Factur-X 1.0, ZUGFeRD 2.x). */
+const FACTUR_X_PROFILES = ['MINIMUM', 'BASIC WL', 'BASIC', 'EN 16931', 'EXTENDED', 'XRECHNUNG'] as const;
 
 const text = (max: number) =>
   v.pipe(v.string(), v.maxLength(max), v.check((value) => !SPOOFING.test(value), 'must not hold control characters, bidi controls or unpaired surrogates'));
@@ -114,6 +116,17 @@ export const RenderRequest = v.strictObject({
          * without pdf_a; PDF/A-1 forbids embedded files and PDF/A-2 allows only PDF/A ones.
          */
         attachments: v.optional(v.pipe(v.array(attachment), v.maxLength(100, 'must hold at most 100 files'))),
+        /**
+         * A Factur-X / ZUGFeRD hybrid invoice: the XMP names the attached XML (file_name, one of
+         * attachments) and its profile, with the Factur-X extension schema. PDF/A-3 only.
+         */
+        factur_x: v.optional(
+          v.strictObject({
+            profile: v.picklist(FACTUR_X_PROFILES, `must be one of ${FACTUR_X_PROFILES.join(', ')}`),
+            file_name: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(255)), 'factur-x.xml'),
+            version: v.optional(v.pipe(v.string(), v.regex(/^\d{1,3}\.\d{1,3}$/, 'must be a version such as 1.0')), '1.0'),
+          }),
+        ),
       }),
       v.forward(
         v.partialCheck(
@@ -130,6 +143,22 @@ export const RenderRequest = v.strictObject({
           'PDF/A-1 forbids embedded files and PDF/A-2 allows only PDF/A files: ask for pdf_a "3b", "3u" or "3a" (PDF/A-3), or leave pdf_a out',
         ),
         ['attachments'],
+      ),
+      v.forward(
+        v.partialCheck(
+          [['pdf_a'], ['factur_x']],
+          (output) => output.factur_x === undefined || (output.pdf_a !== undefined && output.pdf_a.startsWith('3')),
+          'a Factur-X / ZUGFeRD invoice is a PDF/A-3 file: ask for pdf_a "3b", "3u" or "3a"',
+        ),
+        ['factur_x'],
+      ),
+      v.forward(
+        v.partialCheck(
+          [['factur_x', 'file_name'], ['attachments']],
+          (output) => output.factur_x === undefined || (output.attachments ?? []).some((file) => file.name === output.factur_x?.file_name),
+          'names no file of attachments: attach the invoice XML under this name (factur-x.xml unless given)',
+        ),
+        ['factur_x', 'file_name'],
       ),
       v.transform((output) => ({ ...output, tagged: output.tagged ?? isLevelA(output.pdf_a) })),
     ),

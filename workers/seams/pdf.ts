@@ -8,7 +8,7 @@
 // Why our own content streams: pdf-lib's drawText builds an operator object
 // per call and re-encodes fonts per call; a dense 10-page table took ~85 ms
 // that way against a few ms for the same glyphs written as one stream.
-import { PDFDocument, PDFHexString, PDFName, StandardFonts, type PDFFont, type PDFImage, type PDFPage, type PDFRef } from '@cantoo/pdf-lib';
+import { buildFacturXDescription, FACTUR_X_EXTENSION_SCHEMA, PDFDocument, PDFHexString, PDFName, StandardFonts, type PDFFont, type PDFImage, type PDFPage, type PDFRef } from '@cantoo/pdf-lib';
 import { FontError, fontkitShim, parseFont, type ParsedFont } from './fonts-parse.js';
 import { CustomFont } from './custom-font.js';
 import { deflateWithZlib } from './pdf-deflate.js';
@@ -105,6 +105,11 @@ export interface Document extends FontSource {
   setOutline(entries: readonly OutlineEntry[]): void;
   /** Embeds these files as associated files (catalog /AF and the EmbeddedFiles name tree) when saved. */
   setAttachments(files: readonly Attachment[]): void;
+  /**
+   * Claims a Factur-X / ZUGFeRD hybrid invoice in the XMP packet of a PDF/A-3 file: the fx properties
+   * naming the attached XML and its profile, and their PDF/A extension schema. Ignored without pdf_a.
+   */
+  setFacturX(claim: FacturX): void;
   /**
    * Compressed (createDocument's option): object streams (PDF 1.5) and Flate; otherwise plain and readable.
    * Rejects with FontError when a custom font cannot be embedded (subset): the client's font data is at fault.
@@ -214,6 +219,7 @@ class PdfLibDocument implements Document {
   #structure: StructureTree | undefined;
   #outline: readonly OutlineEntry[] = [];
   #attachments: readonly Attachment[] = [];
+  #facturX: FacturX | undefined;
   #metadata: Metadata = {};
 
   constructor(
@@ -317,12 +323,15 @@ class PdfLibDocument implements Document {
       // transparency in part 1 (images.ts flattens alpha), annotations
       // printable, embedded files only in part 3 (schema.ts).
       this.doc.setModificationDate(this.createdAt);
-      // A tagged file adds the PDF/UA identification, and the schema description PDF/A asks for it.
-      const extensions = structure === undefined ? undefined : [PDFUA_EXTENSION_SCHEMA, PDFUA_IDENTIFICATION];
+      // A tagged file adds the PDF/UA identification, a Factur-X invoice its fx properties; each schema described for PDF/A.
+      const facturX = this.#facturX;
+      const properties = [...(structure === undefined ? [] : [PDFUA_IDENTIFICATION]), ...(facturX === undefined ? [] : [facturXDescription(facturX)])];
+      const schemas = [...(structure === undefined ? [] : [PDFUA_EXTENSION_SCHEMA]), ...(facturX === undefined ? [] : [FACTUR_X_EXTENSION_SCHEMA])];
+      const extensions = schemas.length === 0 ? [] : [oneExtensionBag(schemas), ...properties];
       const part = pdfA[0] as '1' | '2' | '3';
       // pdf-lib's converter writes levels B and U (part 1: B); level A is converted at the level below and claimed after.
       const converted = part === '1' || pdfA[1] === 'b' ? 'B' : 'U';
-      this.doc.convertToPDFA({ conformance: `${part}${converted}` as '1B' | '2B' | '2U' | '3B' | '3U', ...(extensions === undefined ? {} : { extensions }) });
+      this.doc.convertToPDFA({ conformance: `${part}${converted}` as '1B' | '2B' | '2U' | '3B' | '3U', ...(extensions.length === 0 ? {} : { extensions }) });
       if (pdfA[1] === 'a') {
         // The engine makes every level A render tagged (schema.ts); an untagged one here would claim what it is not.
         if (structure === undefined) throw new Error(`PDF/A-${pdfA} without a structure tree`);
@@ -350,6 +359,10 @@ class PdfLibDocument implements Document {
     this.#attachments = files;
   }
 
+  setFacturX(claim: FacturX): void {
+    this.#facturX = claim;
+  }
+
   #image(native: PDFImage): Image {
     return this.#register(native.ref, native.width, native.height);
   }
@@ -369,6 +382,48 @@ class PdfLibDocument implements Document {
  */
 export type PdfALevel = '1b' | '1a' | '2b' | '2u' | '2a' | '3b' | '3u' | '3a';
 export const PDF_A_LEVELS: readonly PdfALevel[] = ['1b', '1a', '2b', '2u', '2a', '3b', '3u', '3a'];
+
+/** Factur-X 1.0 / ZUGFeRD 2.x profiles, as fx:ConformanceLevel writes them. */
+export type FacturXProfile = 'MINIMUM' | 'BASIC WL' | 'BASIC' | 'EN 16931' | 'EXTENDED' | 'XRECHNUNG';
+
+export interface FacturX {
+  /** The attached invoice XML's name (fx:DocumentFileName). */
+  readonly fileName: string;
+  readonly profile: FacturXProfile;
+  /** fx:Version, the Factur-X schema's version: "1.0". */
+  readonly version: string;
+}
+
+/**
+ * The fx properties of a Factur-X claim, as pdf-lib's embedFacturX writes
+ * them: fx:DocumentType INVOICE, the file name, version and profile. Their
+ * schema is described for PDF/A (ISO 19005-3 6.6.2.3) by pdf-lib's
+ * FACTUR_X_EXTENSION_SCHEMA.
+ */
+function facturXDescription(claim: FacturX): string {
+  return buildFacturXDescription({ fileName: claim.fileName, version: claim.version, documentType: 'INVOICE', conformanceLevel: claim.profile });
+}
+
+/**
+ * Schema descriptions (each an rdf:Description holding one
+ * pdfaExtension:schemas Bag) as one description with one Bag of them all:
+ * pdfaExtension:schemas is one property of the packet, and two Bags in two
+ * descriptions are that property given twice, of which an XMP reader keeps
+ * one (our compliance-check found the second schema's properties
+ * undescribed, 6.6.2.3.1-1, with the PDF/UA and Factur-X schemas side by
+ * side).
+ */
+function oneExtensionBag(descriptions: readonly string[]): string {
+  const items = descriptions.map((description) => {
+    const start = description.indexOf('<rdf:Bag>');
+    const end = description.lastIndexOf('</rdf:Bag>');
+    // A bug, not a client's error: the descriptions are constants of this seam and pdf-lib.
+    if (start < 0 || end < start) throw new Error('pdf: an extension schema description without its rdf:Bag');
+    return description.slice(start + '<rdf:Bag>'.length, end);
+  });
+  const first = descriptions[0] as string;
+  return `${first.slice(0, first.indexOf('<rdf:Bag>') + '<rdf:Bag>'.length)}${items.join('')}${first.slice(first.lastIndexOf('</rdf:Bag>'))}`;
+}
 
 export async function createDocument(options: { compress: boolean; pdfA?: PdfALevel }): Promise<Document> {
   const doc = await PDFDocument.create({ updateMetadata: false });
