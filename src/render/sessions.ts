@@ -255,6 +255,14 @@ function isTagged(session: SessionRecord): boolean {
   return output.tagged === true || (output.tagged === undefined && typeof output.pdf_a === 'string' && output.pdf_a.endsWith('a'));
 }
 
+/**
+ * Read as the workers read every other JSON body (workers/task/json.ts): a
+ * leading byte-order mark is dropped (Buffer's decoding kept it, and a
+ * session creation with one was 400 where every other route took it), and
+ * bytes that are not UTF-8 are refused rather than stored as U+FFFD.
+ */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** SessionCreateRequest: page_size (default A4), orientation (default portrait), document_id, metadata, output; all optional. */
 function parseCreate(context: RouteContext): CreateOptions {
   const { body } = context;
@@ -262,9 +270,15 @@ function parseCreate(context: RouteContext): CreateOptions {
   if (body.length > MAX_CREATE_BYTES) {
     throw new HttpProblem('payload-too-large', { detail: `A session creation body is a small object (at most ${MAX_CREATE_BYTES} bytes).` });
   }
+  let text: string;
+  try {
+    text = UTF8.decode(new Uint8Array(body.buffer, 0, body.length));
+  } catch {
+    throw new HttpProblem('bad-request', { detail: 'The body is not valid UTF-8.' });
+  }
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.from(body.buffer, 0, body.length).toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw new HttpProblem('bad-request', { detail: 'The body is not valid JSON.' });
   }
