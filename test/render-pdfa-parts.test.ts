@@ -188,6 +188,15 @@ test('render with output.pdf_a parts 1 and 3, and output.attachments', async (t)
     const sessionReport = await check(new Uint8Array(await rendered.arrayBuffer()));
     assert.equal(sessionReport.claimed, 'pdfa-1a');
     assert.deepEqual(sessionReport.failures, []);
+
+    // A session's output holds its attachments from creation to the render.
+    const filed = await postJson(server.base, '/api/v1/sessions', { output: { pdf_a: '3b', attachments: attachments().slice(0, 1) } }, bearer(KEYS.enterprise));
+    assert.equal(filed.status, 201, await filed.clone().text());
+    const second = ((await filed.json()) as { data: { session_id: string } }).data.session_id;
+    assert.equal((await postJson(server.base, `/api/v1/sessions/${second}/text`, { text: 'Invoice 2026-042' }, bearer(KEYS.enterprise))).status, 200);
+    const invoiced = new Uint8Array(await (await fetch(`${server.base}/api/v1/sessions/${second}/render`, { method: 'POST', headers: bearer(KEYS.enterprise) })).arrayBuffer());
+    assert.deepEqual((await check(invoiced)).failures, []);
+    assert.deepEqual((await detach(invoiced)).files.get('factur-x.xml'), INVOICE_XML);
   });
 
   const problem = async (body: unknown, path = '/api/v1/render') => {
