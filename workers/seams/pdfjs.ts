@@ -19,11 +19,14 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+// Before pdfjs-dist, so that it captures the built-ins pdf.js's polyfills replace.
+import { restoreNatives } from './pdfjs-natives.js';
 import { AnnotationMode, getDocument, InvalidPDFException, OPS, PasswordResponses, PDFDateString, Util, VerbosityLevel } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import * as pdfjsWorker from 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/types/src/display/api.js';
 
 (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = pdfjsWorker;
+restoreNatives();
 
 const PACKAGE_ROOT = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 
