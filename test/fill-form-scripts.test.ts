@@ -134,6 +134,17 @@ test('fill-form: right-to-left and mixed-script values', async (t) => {
     assert.match(names, /Times-Roman/);
   });
 
+  await t.test('a right-to-left value longer than its box keeps its start in view: its first word at the right edge, the overflow at the left', async () => {
+    const long = ['ראשון', ...Array.from({ length: 30 }, () => 'מילה'), 'אחרון'].join(' ');
+    const page = await wordBoxes(await fill({ hebrew: long }, true));
+    const first = page.find((w) => w.word === visual('ראשון'));
+    assert.ok(first !== undefined, JSON.stringify(page));
+    assert.ok(Math.abs(first.xMax - right('hebrew')) < 1.5, `the first word ends at ${first.xMax}, not at the right edge ${right('hebrew')}`);
+    // The end runs out at the left, past the page's edge too, where pdftotext drops words.
+    assert.ok(page.some((w) => w.word === visual('מילה') && w.xMin < SCRIPT_FIELDS.hebrew.x), JSON.stringify(page));
+    assert.ok(!page.some((w) => w.word === visual('אחרון') && w.xMin >= SCRIPT_FIELDS.hebrew.x), 'the last word is not inside the box');
+  });
+
   await t.test('a character no font has is still refused, naming it', async () => {
     const response = await fetch(`${server.base}/api/v1/fill-form`, {
       method: 'POST',

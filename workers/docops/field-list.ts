@@ -10,7 +10,8 @@
 // highlighted rows around what this returns.
 import { FontBook, MissingGlyphsError, standardFamilyOf, type FontChoice } from '../render/fonts.js';
 import { PageCanvas } from '../render/canvas.js';
-import { drawLine, layoutLines, lineAlignment, prepareSpans, type Line, type TextStyle } from '../render/inline.js';
+import { layoutLines, prepareSpans, type Line, type TextStyle } from '../render/inline.js';
+import { drawRow } from './field-row.js';
 import type { DrawFieldList, FieldListBox, FieldListDrawing } from '../seams/pdf-form.js';
 import type { FontSource } from '../seams/pdf.js';
 
@@ -57,13 +58,7 @@ async function drawRows(box: FieldListBox, book: FontBook): Promise<FieldListDra
   const visible = Math.max(0, Math.ceil(inside.height / rowHeight));
   const lines = layout(size, rows.slice(box.topIndex, box.topIndex + visible));
   const canvas = new PageCanvas(box.width, box.height);
-  lines.forEach((line, k) => {
-    // A row wider than the box keeps its start in view: a right-aligned (right-to-left) one runs out at the left, as in a viewer.
-    const width = Math.max(inside.width, line.width);
-    const alignment = lineAlignment(line, box.alignment);
-    const left = alignment === 'right' ? inside.x + inside.width - width : alignment === 'center' ? inside.x + (inside.width - width) / 2 : inside.x;
-    drawLine(canvas, line, left, inside.top + k * rowHeight, width, box.alignment);
-  });
+  lines.forEach((line, k) => drawRow(canvas, line, inside, inside.top + k * rowHeight, box.alignment));
   const content = canvas.content();
   return { operators: content.operators, fonts: content.fonts, fontSize: size, rowHeight };
 }

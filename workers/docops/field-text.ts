@@ -27,6 +27,7 @@ import { FontBook, MissingGlyphsError, standardFamilyOf, type FontChoice } from 
 import { drawLine, layoutLines, prepareSpans, REORDERED_SCRIPTS, type Line, type TextStyle } from '../render/inline.js';
 import type { DrawFieldText, FieldTextBox, FieldTextDrawing } from '../seams/pdf-form.js';
 import type { FontSource } from '../seams/pdf.js';
+import { drawRow } from './field-row.js';
 
 /** pdf-lib's bounds for an automatic size: 4 pt at least; multi-line text from 12 pt down, as pdf-form-appearance.ts does. */
 const MIN_SIZE = 4;
@@ -95,7 +96,7 @@ function drawSingleLine(canvas: PageCanvas, box: FieldTextBox, text: string, boo
   // Vertically centred on the primary font's cap region, where pdf-lib puts it: baseline at mid-height less half the ascent.
   const ascent = book.primary(styleAt(size)).ascent * size;
   const baselineFromTop = inside.top + inside.height / 2 + ascent / 2;
-  drawLine(canvas, line, inside.x, baselineFromTop - line.baseline, inside.width, box.alignment);
+  drawRow(canvas, line, inside, baselineFromTop - line.baseline, box.alignment);
   return size;
 }
 
