@@ -8,12 +8,12 @@
 // at the left, as a viewer that follows each option's direction shows them.
 // The seam (workers/seams/pdf-form-list.ts) draws the frame and the
 // highlighted rows around what this returns.
-import { FontBook, MissingGlyphsError, standardFamilyOf, type FontChoice } from '../render/fonts.js';
+import { standardFamilyOf, type FontBook, type FontChoice } from '../render/fonts.js';
 import { PageCanvas } from '../render/canvas.js';
 import { layoutLines, prepareSpans, type Line, type TextStyle } from '../render/inline.js';
+import { withFieldBook } from './field-book.js';
 import { drawRow } from './field-row.js';
 import type { DrawFieldList, FieldListBox, FieldListDrawing } from '../seams/pdf-form.js';
-import type { FontSource } from '../seams/pdf.js';
 
 /** pdf-lib's bounds for an automatic size. */
 const MIN_SIZE = 4;
@@ -22,23 +22,9 @@ const MAX_SIZE = 500;
 const LINE_HEIGHT = 1.2;
 const HELVETICA: FontChoice = { family: 'Helvetica', bold: false, italic: false };
 
-/** A drawer for one fill; its font book lives as long as the document's fonts. */
+/** A drawer for one fill; an option (the document's, not the request's) in characters no font has leaves the list to pdf-lib. */
 export function fieldListDrawer(): DrawFieldList {
-  let book: FontBook | undefined;
-  let bookFonts: FontSource | undefined;
-  return async (box, fonts) => {
-    if (bookFonts !== fonts) {
-      book = new FontBook(fonts, undefined, false, box.language);
-      bookFonts = fonts;
-    }
-    try {
-      return await drawRows(box, book as FontBook);
-    } catch (error) {
-      // An option (the document's, not the request's) in characters no font has: pdf-lib draws the list as before.
-      if (error instanceof MissingGlyphsError) return undefined;
-      throw error;
-    }
-  };
+  return withFieldBook(drawRows);
 }
 
 async function drawRows(box: FieldListBox, book: FontBook): Promise<FieldListDrawing> {

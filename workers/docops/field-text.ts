@@ -23,10 +23,10 @@
 // left to right, no reordered script) stay with pdf-lib.
 import { paragraphLevels, reorder, visualRuns, visualSegment } from '../render/bidi.js';
 import { PageCanvas } from '../render/canvas.js';
-import { FontBook, MissingGlyphsError, standardFamilyOf, type FontChoice } from '../render/fonts.js';
+import { standardFamilyOf, type FontBook, type FontChoice } from '../render/fonts.js';
 import { drawLine, layoutLines, prepareSpans, REORDERED_SCRIPTS, type Line, type TextStyle } from '../render/inline.js';
 import type { DrawFieldText, FieldTextBox, FieldTextDrawing } from '../seams/pdf-form.js';
-import type { FontSource } from '../seams/pdf.js';
+import { withFieldBook } from './field-book.js';
 import { drawRow } from './field-row.js';
 
 /** pdf-lib's bounds for an automatic size: 4 pt at least; multi-line text from 12 pt down, as pdf-form-appearance.ts does. */
@@ -44,23 +44,13 @@ const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
  * or one fallback) has every character, which pdf-lib's provider needs.
  */
 export function fieldTextDrawer(oneFont: (text: string) => boolean): DrawFieldText {
-  let book: FontBook | undefined;
-  let bookFonts: FontSource | undefined;
+  // A value the request did not send (a field without an appearance) in characters no font has: pdf-lib draws it as before.
+  const draw = withFieldBook(drawBox);
   return async (box, fonts) => {
     const { text } = box;
     const { levels, base } = paragraphLevels(text);
     if (levels === undefined && base === 0 && !REORDERED_SCRIPTS.test(text) && oneFont(text)) return undefined;
-    if (bookFonts !== fonts) {
-      book = new FontBook(fonts, undefined, false, box.language);
-      bookFonts = fonts;
-    }
-    try {
-      return await drawBox(box, book as FontBook);
-    } catch (error) {
-      // A value the request did not send (a field without an appearance) in characters no font has: pdf-lib draws it as before.
-      if (error instanceof MissingGlyphsError) return undefined;
-      throw error;
-    }
+    return draw(box, fonts);
   };
 }
 
