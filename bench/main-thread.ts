@@ -18,11 +18,7 @@
 // round; the render servers are driven closed-loop.
 //
 // Each render server is warmed up with MAIN_THREAD_WARMUP_REQUESTS letters
-// (default 6,000; at most 40 s), not the bench's 3 s: V8 optimises the
-// server's request path only after thousands of requests, and until then a
-// request's main-thread CPU is up to twice its steady figure (interleaved
-// rounds of one build after a 3 s warm-up, ~1,100 letters a round, load
-// 17-19: 337, 293, 256, 198, 160, 195, 170, 169, 195, 174 µs).
+// (default 6,000; at most 40 s), not the bench's 3 s (warm-up.ts says why).
 //
 // MAIN_THREAD_RATE=<requests/s> paces the load (per-request cost falls as
 // the rate rises, so two builds compare at one rate); MAIN_THREAD_PROFILE=<dir>
@@ -36,6 +32,7 @@ import { checkRender, RENDER_PATH, saturation } from './scenarios/render.js';
 import { startPlaten } from './server.js';
 import { loadSettings } from './settings.js';
 import { cpuSplit, threadTimes } from './thread-cpu.js';
+import { warmUpLetters } from './warm-up.js';
 
 const FLOOR = fileURLToPath(new URL('./baselines/floor-server.js', import.meta.url));
 const settings = loadSettings();
@@ -43,9 +40,6 @@ const rounds = settings.rounds;
 const roundSeconds = Number(process.env.BENCH_ROUND_SECONDS ?? 2);
 const rate = process.env.MAIN_THREAD_RATE === undefined ? undefined : Number(process.env.MAIN_THREAD_RATE);
 const profileDir = process.env.MAIN_THREAD_PROFILE;
-const warmupRequests = Number(process.env.MAIN_THREAD_WARMUP_REQUESTS ?? 6000);
-/** A warm-up stops here whatever it reached: the bench stays near a minute on a busy machine. */
-const WARMUP_MAX_SECONDS = 40;
 stopChildrenOnExit();
 
 function median(values: readonly number[]): number {
@@ -80,15 +74,6 @@ function load(server: ChildServer, seconds: number, perSecond = rate) {
     seconds,
     ...(perSecond === undefined ? {} : { intervalMs: (connections * 1000) / perSecond }),
   });
-}
-
-/** Letters until `warmupRequests` were answered (or WARMUP_MAX_SECONDS passed); returns how many. */
-async function warmUp(server: ChildServer): Promise<number> {
-  let answered = 0;
-  const started = performance.now();
-  do answered += (await load(server, settings.warmupSeconds)).total;
-  while (answered < warmupRequests && performance.now() - started < WARMUP_MAX_SECONDS * 1000);
-  return answered;
 }
 
 async function round(server: ChildServer, perSecond = rate): Promise<Round> {
@@ -129,7 +114,7 @@ try {
   await checkRender(floor.base);
   await checkRender(threads.base);
   const warmedUp: number[] = [];
-  for (const server of [platen, floor, threads]) warmedUp.push(await warmUp(server));
+  for (const server of [platen, floor, threads]) warmedUp.push(await warmUpLetters(server, settings));
   await load(http, settings.warmupSeconds, 1000);
   const platenRounds: Round[] = [];
   const floorRounds: Round[] = [];

@@ -6,7 +6,8 @@
 // compression against sharp on a bare pool, font subsetting against a bare
 // pool, linearization against the qpdf CLI. Around the letter's server
 // rounds the server's threads' CPU times are read (thread-cpu.ts): the main
-// thread's share of the workers' time, the figure noise cannot move.
+// thread's share of the workers' time, the figure noise cannot move, after
+// the same steady-state warm-up as main-thread.ts (warm-up.ts).
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -28,6 +29,7 @@ import type { Settings } from './settings.js';
 import { BarePool, inProcessSide, loopSide, serverSide } from './sides.js';
 import { round } from './stats.js';
 import { cpuSplit, threadTimes, type CpuSplit } from './thread-cpu.js';
+import { warmUpLetters } from './warm-up.js';
 
 const run = promisify(execFile);
 const dejavu = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
@@ -106,7 +108,11 @@ export async function runPairs(settings: Settings, server: ChildServer, options:
   };
   try {
     await checkRender(base);
-    // The letter, with the server's thread CPU read around each of its rounds.
+    // The letter, with the server's thread CPU read around each of its rounds,
+    // after the steady-state warm-up main-thread.ts gives its servers: the 3 s
+    // of a round's warm-up leave the request path half optimised (warm-up.ts).
+    step(`letter: warming the server up to ${settings.steadyWarmupRequests} letters`);
+    step(`  ${await warmUpLetters(server, settings)} letters answered`);
     let before = threadTimes(server.pid);
     let requests = 0;
     const splits: CpuSplit[] = [];

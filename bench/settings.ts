@@ -1,5 +1,6 @@
-// The bench's knobs. This is the only bench module that reads BENCH_*
-// (the same rule src/config.ts follows for the server); everything else
+// The bench's knobs. This is the only bench module that reads BENCH_* and
+// MAIN_THREAD_WARMUP_REQUESTS (the same rule src/config.ts follows for the
+// server); everything else
 // receives the frozen Settings as an argument.
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +9,11 @@ export interface Settings {
   /** Measured seconds per run; every run is preceded by a thrown-away warm-up. */
   readonly seconds: number;
   readonly warmupSeconds: number;
+  /**
+   * Letters a render server answers before its main thread's CPU is read
+   * (warm-up.ts): MAIN_THREAD_WARMUP_REQUESTS, 6,000 (quick mode 1,000).
+   */
+  readonly steadyWarmupRequests: number;
   /** PLATEN_WORKERS, and the thread count of the bare-pool baseline. */
   readonly workers: number;
   /** PLATEN_MAX_QUEUE; the server's own default is 4 × workers (src/config.ts). */
@@ -49,6 +55,7 @@ export function loadSettings(env: Readonly<Record<string, string | undefined>> =
   return Object.freeze({
     seconds: positive(env.BENCH_SECONDS, quick ? 3 : 10, 'BENCH_SECONDS'),
     warmupSeconds: positive(env.BENCH_WARMUP_SECONDS, quick ? 1 : 3, 'BENCH_WARMUP_SECONDS'),
+    steadyWarmupRequests: whole(env.MAIN_THREAD_WARMUP_REQUESTS, quick ? 1000 : 6000, 'MAIN_THREAD_WARMUP_REQUESTS', 0),
     rounds,
     roundSeconds: positive(env.BENCH_ROUND_SECONDS, quick ? 1 : 2.5, 'BENCH_ROUND_SECONDS'),
     quick,
