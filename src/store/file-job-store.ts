@@ -1,7 +1,7 @@
 // The embedded job store: one journal file under PLATEN_DATA_DIR/jobs
 // (journal.ts), appended in group commits, holding every job's record, its
 // request body while it may still run, and its result. A job's creation is
-// durable (written and fdatasync'd) before the client is told it exists, and
+// durable (written with O_DSYNC) before the client is told it exists, and
 // so is every later change except the move to `running`. Records are also
 // held in memory: GET /jobs/{id} reads no disk.
 //

@@ -5,7 +5,8 @@
 // as files by earlier versions are moved in.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { appendFile, mkdir, mkdtemp, readdir, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, readlink, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -27,7 +28,33 @@ async function reopen(path: string): Promise<{ journal: Journal; frames: Array<{
   return { journal, frames, tornBytes };
 }
 
+/** The open flags (proc(5) fdinfo, octal) of this process's descriptors of `path`. */
+async function openFlags(path: string): Promise<number[]> {
+  const flags: number[] = [];
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (target !== path) continue;
+    const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8');
+    flags.push(Number.parseInt(/^flags:\s*([0-7]+)/m.exec(info)?.[1] ?? '0', 8));
+  }
+  return flags;
+}
+
 describe('journal', () => {
+  test('the file is written with O_DSYNC (each batch durable when its writev returns, no separate fdatasync), also after a rewrite', async () => {
+    const path = join(await scratch(), 'journal');
+    const { journal } = await reopen(path);
+    await journal.append([{ meta: 'a', data: Buffer.from('bytes') }]);
+    const before = await openFlags(path);
+    assert.equal(before.length, 1);
+    assert.equal((before[0] as number) & constants.O_DSYNC, constants.O_DSYNC);
+    await journal.rewrite(() => [{ meta: 'b' }], () => undefined);
+    const after = await openFlags(path);
+    assert.equal(after.length, 1);
+    assert.equal((after[0] as number) & constants.O_DSYNC, constants.O_DSYNC);
+    await journal.close();
+  });
+
   test('fifty appends asked for at once are one batch; each reads back, in order, after reopening', async () => {
     const path = join(await scratch(), 'journal');
     const { journal } = await reopen(path);
