@@ -71,7 +71,7 @@ export const EnvSchema = v.object({
   PLATEN_PRO_RPM: v.optional(integer(1, 10_000_000), '1000'),
   PLATEN_ENTERPRISE_RPM: v.optional(integer(1, 10_000_000), '10000'),
   PLATEN_IP_RPM: v.optional(integer(1, 10_000_000), '100000'),
-  PLATEN_AUTH_FAILURES_PER_MIN: v.optional(integer(1, 1_000_000), '30'),
+  PLATEN_AUTH_FAILURES_PER_MIN: v.optional(integer(1, 1_000_000), '120'),
   PLATEN_SHUTDOWN_GRACE_MS: v.optional(integer(0, 600_000), '10000'),
   PLATEN_MAX_PAGES: v.optional(integer(1, 1_000_000), '2000'),
   PLATEN_READ_WORK_BUDGET: v.optional(integer(1_000, 2 ** 31), '20000000'),

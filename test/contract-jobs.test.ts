@@ -176,7 +176,7 @@ test('jobs and sessions answer as the contract says', async (t) => {
     assert.equal(typeof failed.error, 'string');
     const early = await call('get', JOB_RESULT, `${failed.poll_url}/result`);
     assert.equal(early.status, 409);
-    assert.equal(slugOf(early), 'job-not-completed');
+    assert.equal(slugOf(early), 'idempotency-conflict');
     assert.equal(early.headers.get('retry-after'), null, 'a failed job will never complete');
   });
 
@@ -361,7 +361,7 @@ test('jobs and sessions answer as the contract says', async (t) => {
   });
 });
 
-test('held jobs answer as the contract says: Retry-After while pending or running, 409 job-not-completed, DELETE cancels', async (t) => {
+test('held jobs answer as the contract says: Retry-After while pending or running, 409 idempotency-conflict, DELETE cancels', async (t) => {
   // One job at a time: the first is held at the gate (running), so the
   // second stays pending. No sleeps.
   const held = gate();
@@ -388,7 +388,7 @@ test('held jobs answer as the contract says: Retry-After while pending or runnin
 
     const early = await call('get', JOB_RESULT, `${job.poll_url}/result`);
     assert.equal(early.status, 409);
-    assert.equal(slugOf(early), 'job-not-completed');
+    assert.equal(slugOf(early), 'idempotency-conflict');
     assert.match(early.headers.get('retry-after') ?? '', RETRY_AFTER, `Retry-After on the 409 while ${status}`);
   }
 

@@ -70,7 +70,7 @@ describe('jobs', () => {
     assert.equal((await readProblem(response)).slug, 'validation-failed');
   });
 
-  test('while running: Retry-After on polls, progress, 409 job-not-completed for the result; DELETE cancels and frees the worker', async (t) => {
+  test('while running: Retry-After on polls, progress, 409 idempotency-conflict for the result; DELETE cancels and frees the worker', async (t) => {
     const g = gate();
     const s = await startTestServer({}, { workerFile: FAULT_WORKER, workerData: g.workerData });
     t.after(() => s.close());
@@ -81,7 +81,7 @@ describe('jobs', () => {
     assert.equal(typeof running.progress, 'number');
     const early = await fetch(`${s.base}/api/v1/jobs/${job.job_id}/result`, { headers: bearer(KEYS.enterprise) });
     assert.equal(early.status, 409);
-    assert.equal((await readProblem(early)).slug, 'job-not-completed');
+    assert.equal((await readProblem(early)).slug, 'idempotency-conflict');
 
     const cancelled = await fetch(`${s.base}/api/v1/jobs/${job.job_id}`, { method: 'DELETE', headers: bearer(KEYS.enterprise) });
     assert.equal(cancelled.status, 200);

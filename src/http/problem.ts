@@ -14,7 +14,6 @@ export const PROBLEMS = {
   'method-not-allowed': { status: 405, title: 'Method Not Allowed' },
   'body-timeout': { status: 408, title: 'Request Timeout' },
   'idempotency-conflict': { status: 409, title: 'Conflict' },
-  'job-not-completed': { status: 409, title: 'Conflict' },
   'session-not-active': { status: 409, title: 'Conflict' },
   'approval-pending': { status: 409, title: 'Conflict' },
   'approval-used': { status: 409, title: 'Conflict' },

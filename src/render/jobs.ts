@@ -174,7 +174,9 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
       async handle(context) {
         const job = await own(context);
         if (job.status !== 'completed') {
-          throw new HttpProblem('job-not-completed', {
+          // The render spec's status table gives this 409 the slug idempotency-conflict (section 7: "result
+          // requested before completion (jobs)"); only the session 409's slug is left open there.
+          throw new HttpProblem('idempotency-conflict', {
             detail: `The job is ${job.status}; its result can be downloaded once it is completed${TERMINAL.has(job.status) ? ', which it will not be' : ''}.`,
             retryAfter: TERMINAL.has(job.status) ? undefined : POLL_AFTER_SECONDS,
           });
