@@ -27,13 +27,16 @@ async function sources(dir: string): Promise<string[]> {
 async function importsOf(files: string[]): Promise<Import[]> {
   assert.ok(files.length > 0, 'no source files to read: the rule would prove nothing');
   const found: Import[] = [];
-  const pattern = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm;
-  for (const file of files) {
-    const text = await readFile(join(ROOT, file), 'utf8');
-    for (const match of text.matchAll(pattern)) found.push({ file, specifier: match[3] as string, typeOnly: match[2] !== undefined });
-  }
+  for (const file of files) found.push(...(await importsIn(file)));
   assert.ok(found.length > 0, `no imports read from ${files.length} files (${files.slice(0, 3).join(', ')}...): the reader is broken`);
   return found;
+}
+
+/** The import statements of one file (static ones: `await import(...)` is not one). */
+async function importsIn(file: string): Promise<Import[]> {
+  const pattern = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\s+from\s+)?['"]([^'"]+)['"]/gm;
+  const text = await readFile(join(ROOT, file), 'utf8');
+  return [...text.matchAll(pattern)].map((match) => ({ file, specifier: match[3] as string, typeOnly: match[2] !== undefined }));
 }
 
 /** Resolves a relative specifier to a repo path (`../workers/protocol.js` → `workers/protocol.ts`). */
@@ -145,3 +148,34 @@ test('only src/config.ts (and the client library\'s proxy settings) read process
   }
 });
 
+
+// The packages only some modes use, loaded where the mode is chosen (dynamic
+// import) so that a default server's main thread pays neither their start-up
+// nor their heap: measured with bench/start-up.ts, main-thread CPU to the first
+// 200 went from 410 to 110 ms and RSS from 222 to 172 MB when they left it.
+const LOADED_ON_DEMAND = ['@lancedb/lancedb', 'apache-arrow', 'bullmq', 'hpagent', 'ioredis', 'pg', 'prom-client', 'rate-limiter-flexible'];
+
+/** The packages a module's static (non-type) imports reach, followed through src/ from `entry`. */
+async function staticallyReached(entry: string): Promise<Set<string>> {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const queue = [entry];
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    for (const imp of await importsIn(file)) {
+      if (imp.typeOnly) continue;
+      const to = target(imp.file, imp.specifier);
+      if (imp.specifier.startsWith('.')) queue.push(to);
+      else if (!to.startsWith('node:')) packages.add(to.startsWith('@') ? to.split('/').slice(0, 2).join('/') : (to.split('/')[0] as string));
+    }
+  }
+  return packages;
+}
+
+test('the main thread loads the packages of optional modes (Redis, pgvector, the embedded vector store, metrics, an embeddings provider) only when they are on', async () => {
+  const reached = await staticallyReached('src/main.ts');
+  // The walk must see what start-up does load, or it proves nothing.
+  for (const loaded of ['piscina', 'pino', 'valibot']) assert.ok(reached.has(loaded), `the walk from src/main.ts does not reach ${loaded}`);
+  assert.deepEqual(LOADED_ON_DEMAND.filter((name) => reached.has(name)), []);
+});

@@ -18,17 +18,7 @@ import { proxyFor } from '../../client/proxy.js';
 import { parseRetryAfter, sleep as abortableSleep } from '../../client/retry.js';
 import { Transport, type RawResponse } from '../../client/transport.js';
 import type { EmbeddingsProviderConfig } from '../../config.js';
-
-export class ProviderFailure extends Error {
-  constructor(
-    message: string,
-    /** What the provider said, for the log only. */
-    readonly logDetail?: string,
-  ) {
-    super(message);
-    this.name = 'ProviderFailure';
-  }
-}
+import { ProviderFailure } from './provider-failure.js';
 
 /** Waits when the provider gives no Retry-After; more attempts than these are not made. */
 const BACKOFF_MS = [500, 1000, 2000, 4000] as const;

@@ -6,7 +6,8 @@
 import type { AccelValue, RemoteEmbedPlan } from '../../../workers/protocol.js';
 import { HttpProblem } from '../../http/problem.js';
 import type { RouteContext } from '../../http/route.js';
-import { ProviderFailure, type EmbeddedInput, type EmbeddingsProvider } from './embeddings-provider.js';
+import type { EmbeddedInput, EmbeddingsProvider } from './embeddings-provider.js';
+import { ProviderFailure } from './provider-failure.js';
 
 const encoder = new TextEncoder();
 

@@ -19,9 +19,11 @@
 //   optimistic concurrency, retrying on conflict.
 // - The model and dimensions are the table's schema metadata, fixed by
 //   whoever created the table first.
+// - Loaded on first use: LanceDB and Apache Arrow cost a server that never
+//   indexes ~280 ms of CPU and ~10 MB of heap at start-up (bench/start-up.ts).
 import { join } from 'node:path';
-import * as lancedb from '@lancedb/lancedb';
-import { Bool, Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import type * as lancedb from '@lancedb/lancedb';
+import type { Schema } from 'apache-arrow';
 import type { Logger } from 'pino';
 import type { FilterTerm } from '../../../workers/protocol.js';
 import { headingsMatch, ModelMismatch, ownerDigest, type CollectionKey, type CollectionModel, type DocumentWrite, type SearchHit, type SearchQuery, type VectorCollections } from './collections.js';
@@ -31,6 +33,13 @@ const DIMENSIONS_KEY = 'platen.dimensions';
 /** Candidates the HNSW search visits: the default (k * 1.5) misses neighbours on lexical vectors at top_k 5. */
 const MIN_EF = 64;
 
+/** The libraries and the connection, once the store is first used. */
+interface Opened {
+  readonly lancedb: typeof import('@lancedb/lancedb');
+  readonly arrow: typeof import('apache-arrow');
+  readonly connection: lancedb.Connection;
+}
+
 export interface EmbeddedOptions {
   readonly dataDir: string;
   /** Rows at which a collection gets its approximate index (PLATEN_VECTOR_INDEX_MIN_ROWS). */
@@ -39,7 +48,8 @@ export interface EmbeddedOptions {
 }
 
 export class EmbeddedVectorStore implements VectorCollections {
-  readonly #connection: Promise<lancedb.Connection>;
+  /** Opened on first use; a failure surfaces on every request that uses the store. */
+  #opened: Promise<Opened> | undefined;
   readonly #tables = new Map<string, Promise<lancedb.Table | undefined>>();
   /** Per table, the index build or optimize under way: one at a time. */
   readonly #maintenance = new Map<string, Promise<void>>();
@@ -47,9 +57,6 @@ export class EmbeddedVectorStore implements VectorCollections {
 
   constructor(options: EmbeddedOptions) {
     this.#options = options;
-    this.#connection = lancedb.connect(join(options.dataDir, 'vectors'), { readConsistencyInterval: 0 });
-    // Not awaited here: a failure surfaces on the first request that uses the store.
-    this.#connection.catch(() => undefined);
   }
 
   async model(key: CollectionKey): Promise<CollectionModel | undefined> {
@@ -60,10 +67,10 @@ export class EmbeddedVectorStore implements VectorCollections {
   async write(key: CollectionKey, model: CollectionModel, document: DocumentWrite): Promise<number> {
     const name = tableName(key);
     let table = await this.#open(name);
+    const { lancedb, arrow, connection } = await this.#connected();
     if (table === undefined) {
-      const connection = await this.#connection;
       // existOk: a table another request or node created meanwhile is opened as it is, model and all.
-      table = await connection.createEmptyTable(name, schemaOf(model), { mode: 'create', existOk: true });
+      table = await connection.createEmptyTable(name, schemaOf(arrow, model), { mode: 'create', existOk: true });
       this.#tables.set(name, Promise.resolve(table));
     }
     const existing = modelOf(await table.schema());
@@ -136,14 +143,22 @@ export class EmbeddedVectorStore implements VectorCollections {
 
   async close(): Promise<void> {
     await this.settled();
-    // A connection that never opened has nothing to close.
-    await this.#connection.then((connection) => connection.close(), () => undefined);
+    // A connection that never opened (or failed to) has nothing to close.
+    await this.#opened?.then(({ connection }) => connection.close(), () => undefined);
+  }
+
+  #connected(): Promise<Opened> {
+    this.#opened ??= (async () => {
+      const [lancedb, arrow] = await Promise.all([import('@lancedb/lancedb'), import('apache-arrow')]);
+      return { lancedb, arrow, connection: await lancedb.connect(join(this.#options.dataDir, 'vectors'), { readConsistencyInterval: 0 }) };
+    })();
+    return this.#opened;
   }
 
   #open(name: string): Promise<lancedb.Table | undefined> {
     let table = this.#tables.get(name);
     if (table === undefined) {
-      table = this.#connection.then(async (connection) => {
+      table = this.#connected().then(async ({ connection }) => {
         try {
           return await connection.openTable(name);
         } catch (error) {
@@ -166,6 +181,7 @@ export class EmbeddedVectorStore implements VectorCollections {
       if (rows < this.#options.indexMinRows) return;
       const stats = await table.indexStats('vector_idx');
       if (stats === undefined) {
+        const { lancedb } = await this.#connected();
         await table.createIndex('vector', { config: lancedb.Index.hnswSq({ distanceType: 'cosine' }), replace: false });
         this.#options.logger.info({ rows }, 'vector collection indexed (hnswSq)');
       } else if (stats.numUnindexedRows > stats.numIndexedRows / 10) {
@@ -182,7 +198,7 @@ function tableName(key: CollectionKey): string {
   return `c${ownerDigest(key.owner)}_${key.name}`;
 }
 
-function schemaOf(model: CollectionModel): Schema {
+function schemaOf({ Bool, Field, FixedSizeList, Float32, Int32, Schema, Utf8 }: Opened['arrow'], model: CollectionModel): Schema {
   return new Schema(
     [
       new Field('chunk_id', new Utf8(), false),
