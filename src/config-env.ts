@@ -96,6 +96,8 @@ export const EnvSchema = v.object({
   PLATEN_FONTS_MAX: v.optional(integer(0, 100_000), '100'),
   PLATEN_FONTS_MAX_CLIENT_BYTES: v.optional(integer(1024, 2 ** 40), String(256 * 1024 * 1024)),
   PLATEN_MAX_IMAGE_PIXELS: v.optional(integer(1, 2 ** 32), String(100_000_000)),
+  // 1 GiB: OSS-Fuzz's MuPDF harness caps a document's allocations there (workers/untrusted/decoded-bytes.ts).
+  PLATEN_MAX_DECODED_BYTES: v.optional(integer(1024 * 1024, 2 ** 40), String(1024 * 1024 * 1024)),
   // sun_path holds 108 bytes on Linux, the terminating NUL included (unix(7)).
   PLATEN_SOCKET: v.optional(
     v.pipe(

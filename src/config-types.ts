@@ -113,6 +113,8 @@ export interface Config {
   readonly vectorIndexMinRows: number;
   /** Pixels (width × height) of an input image the accelerator decodes (413 image-too-large past it). */
   readonly maxImagePixels: number;
+  /** Bytes one task's PDF streams and images may decode to (PLATEN_MAX_DECODED_BYTES); past it 422 pdf-limits-exceeded. */
+  readonly maxDecodedBytes: number;
   /** Sidecar mode: also listen on this Unix socket; its requests are local (no rate limits). */
   readonly socketPath: string | undefined;
   /** Decoded bytes of an image /v1/image/compress accepts (413 image-too-large past it). */

@@ -165,6 +165,7 @@ function fromEnv(env: Env, proxyEnv: Readonly<Record<string, string | undefined>
     vectorStoreKey: env.PLATEN_VECTOR_STORE_KEY === undefined ? undefined : Buffer.from(env.PLATEN_VECTOR_STORE_KEY, 'base64'),
     vectorIndexMinRows: env.PLATEN_VECTOR_INDEX_MIN_ROWS,
     maxImagePixels: env.PLATEN_MAX_IMAGE_PIXELS,
+    maxDecodedBytes: env.PLATEN_MAX_DECODED_BYTES,
     socketPath: env.PLATEN_SOCKET,
     maxImageBytes: env.PLATEN_MAX_IMAGE_BYTES,
     metricsEnabled: env.PLATEN_METRICS_ENABLED,

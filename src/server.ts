@@ -3,6 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from './config.js';
+import type { WorkerSettings } from '../workers/protocol.js';
 import { KeyStore } from './auth/key-store.js';
 import { tierIncludes } from './auth/tiers.js';
 import { healthRoute } from './accel/health.js';
@@ -88,7 +89,7 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     queueTargetMs: config.queueTargetMs,
     queueIntervalMs: config.queueIntervalMs,
     tierWeights: config.weightByTier,
-    workerData: options.workerData,
+    workerData: workerData(config, options.workerData),
   });
 
   await pool.warm();
@@ -263,4 +264,9 @@ function listen(app: ReturnType<typeof uws.App>, host: string, port: number): Pr
       else resolve(socket);
     });
   });
+}
+
+/** Every worker thread's settings (workers/protocol.ts WorkerSettings), over what a test passes to its fixture workers. */
+function workerData(config: Config, extra: unknown): WorkerSettings & Record<string, unknown> {
+  return { ...(typeof extra === 'object' && extra !== null ? (extra as Record<string, unknown>) : {}), maxDecodedBytes: config.maxDecodedBytes };
 }

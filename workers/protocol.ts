@@ -136,6 +136,8 @@ export type AccelFailureCode =
   | 'invalid-image-data'
   | 'image-too-large'
   | 'invalid-pdf-data'
+  /** The PDF's streams and images decode to more than PLATEN_MAX_DECODED_BYTES (untrusted/decoded-bytes.ts). */
+  | 'pdf-limits-exceeded'
   | 'pdf-password-required'
   | 'signing-identity-missing'
   | 'document-certified'
@@ -165,6 +167,15 @@ export type Outcome<Value extends TaskValue = TaskValue> =
       readonly cause?: string;
       readonly timings: Timings;
     };
+
+/**
+ * What every worker thread is started with (Piscina's workerData, set by
+ * src/server.ts from the configuration), besides what tests add.
+ */
+export interface WorkerSettings {
+  /** PLATEN_MAX_DECODED_BYTES: what one task's PDF streams and images may decode to (untrusted/decoded-bytes.ts). */
+  readonly maxDecodedBytes: number;
+}
 
 /** Options of the `render` task, set by the server's configuration. */
 export interface RenderOptions {

@@ -24,6 +24,7 @@ export const PROBLEMS = {
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
   'validation-failed': { status: 422, title: 'Validation Failed' },
   'invalid-pdf-data': { status: 422, title: 'Invalid PDF Data' },
+  'pdf-limits-exceeded': { status: 422, title: 'PDF Limits Exceeded' },
   'pdf-password-required': { status: 422, title: 'PDF Password Required' },
   'signing-identity-missing': { status: 422, title: 'Signing Identity Missing' },
   'document-certified': { status: 422, title: 'Document Certified' },

@@ -6,6 +6,8 @@ import { performance } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import type * as v from 'valibot';
 import type { AccelFailureCode, AccelValue, FieldError, Outcome, Task, TaskInput, TaskValue } from '../protocol.js';
+import '../seams/decoder-budget.js';
+import { openDecodedBudget, type DecodedBudget } from '../untrusted/decoded-bytes.js';
 import { forgetDecoded } from './base64.js';
 import { readJsonRequest } from './json-request.js';
 import { movable, ownBuffer } from './transfer.js';
@@ -106,9 +108,13 @@ function requestTask<Schema extends v.GenericSchema, Options, Value extends Task
     const read = readJsonRequest(input.body, input.length, schema, taskOptions);
     if (!read.ok) return { ok: false, code: read.code, detail: read.detail, ...(read.errors === undefined ? {} : { errors: read.errors }), timings: timings() };
     let value: Value;
+    const budget = openDecodedBudget();
     try {
       value = await work(read.value, input.options);
+      // Whatever the libraries made of a refused decode (an image skipped, a page read in part), the answer is incomplete.
+      if (budget.exceeded) return decodedBytesFailure(budget, taskOptions, timings());
     } catch (error) {
+      if (budget.exceeded) return decodedBytesFailure(budget, taskOptions, timings());
       if (!(error instanceof TaskFailure)) throw error;
       return { ok: false, code: error.code, detail: error.message, errors: error.errors, ...(error.cause === undefined ? {} : { cause: error.cause }), timings: timings() };
     } finally {
@@ -116,4 +122,15 @@ function requestTask<Schema extends v.GenericSchema, Options, Value extends Task
     }
     return movable({ ok: true, value, timings: timings() });
   };
+}
+
+/**
+ * 422 pdf-limits-exceeded (untrusted/decoded-bytes.ts): the request's PDFs
+ * decode to more than PLATEN_MAX_DECODED_BYTES. errors[] names the file
+ * member (the first, when a request carries two).
+ */
+function decodedBytesFailure(budget: DecodedBudget, taskOptions: JsonTaskOptions, timings: { taskMs: number }): Outcome<never> {
+  const field = taskOptions.binaryFields?.[0] ?? '(body)';
+  const message = budget.detail;
+  return { ok: false, code: 'pdf-limits-exceeded', detail: `${field} ${message}`, errors: [{ field, code: 'TOO_LARGE', message }], timings };
 }
