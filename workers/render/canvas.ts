@@ -85,6 +85,17 @@ export class PageCanvas {
   /** Start of the current text line (Td is relative to it), as written: rounded to 2 decimals. */
   #lineX = 0;
   #lineY = 0;
+  /**
+   * Text shown since the last Td, not yet written: the operands of one TJ
+   * (strings, and between them the adjustments that move the pen to where
+   * the next piece starts), so a line of words drawn piece by piece is one
+   * operator, not a Td and a Tj per word. #shownAt is the Td before it.
+   */
+  #shown: string | undefined;
+  #shownAt = '';
+  #adjusted = false;
+  /** Where a reader's pen stands after #shown (PDF space): its start plus the glyphs' advances, less the adjustments as written. */
+  #penX = 0;
   #state: GraphicsState = { fill: '0 0 0', stroke: '0 0 0', lineWidth: '1' };
   /**
    * The colour objects #state's fill and stroke were last written from:
@@ -127,18 +138,30 @@ export class PageCanvas {
     this.#fill(fill);
     let cursor = x;
     for (const run of runs) {
-      this.#fonts.add(run.font);
-      if (run.font !== this.#font || size !== this.#fontSize) {
-        ops.push(`/${run.font.key} ${n(size)} Tf`);
-        this.#font = run.font;
+      const { font } = run;
+      this.#fonts.add(font);
+      const encoded = font.encode(run.text);
+      const advance = font.widthOf(run.text, size);
+      if (this.#shown !== undefined && font === this.#font && size === this.#fontSize && y === this.#lineY && this.#continues(encoded, cursor, size)) {
+        this.#penX += advance;
+        cursor += advance;
+        continue;
+      }
+      this.#flushShown();
+      if (font !== this.#font || size !== this.#fontSize) {
+        ops.push(`/${font.key} ${n(size)} Tf`);
+        this.#font = font;
         this.#fontSize = size;
       }
       // Relative moves (Td) from rounded positions: shorter than a full Tm, and no drift.
       const at = round2(cursor);
-      ops.push(`${n(at - this.#lineX)} ${n(y - this.#lineY)} Td ${run.font.encode(run.text)} Tj`);
+      this.#shownAt = `${n(at - this.#lineX)} ${n(y - this.#lineY)} Td `;
+      this.#shown = encoded;
+      this.#adjusted = false;
+      this.#penX = at + advance;
       this.#lineX = at;
       this.#lineY = y;
-      cursor += run.font.widthOf(run.text, size);
+      cursor += advance;
     }
     const width = cursor - x;
     // Line positions and thickness follow common type metrics (about 1/10 and 1/20 em).
@@ -233,8 +256,42 @@ export class PageCanvas {
     this.#ops.push(operators);
   }
 
+  /**
+   * Adds `encoded`, drawn from `x`, to the pending TJ when it follows the
+   * text before it on the line: its start no further from the pen than an
+   * em (the gap between two words, or a justified line's wider one; a jump
+   * across a table's columns gets its own Td, as readers expect of
+   * separate text). The adjustment is in thousandths of an em, positive to
+   * the left (ISO 32000-1 §9.4.3), rounded as written so the pen stays
+   * where a reader computes it; none at all when the piece starts where the
+   * pen is (a word drawn with its space before it), and then the strings
+   * merge into one.
+   */
+  #continues(encoded: string, x: number, size: number): boolean {
+    const gap = x - this.#penX;
+    if (gap < -0.01 || gap > size) return false;
+    const adjustment = Math.round((-gap * 1000) / size);
+    if (adjustment === 0) {
+      this.#shown = (this.#shown as string).slice(0, -1) + encoded.slice(1);
+      return true;
+    }
+    this.#shown += `${adjustment}${encoded}`;
+    this.#adjusted = true;
+    this.#penX -= (adjustment * size) / 1000;
+    return true;
+  }
+
+  /** Writes the text shown since the last Td. */
+  #flushShown(): void {
+    const shown = this.#shown;
+    if (shown === undefined) return;
+    this.#ops.push(this.#adjusted ? `${this.#shownAt}[${shown}] TJ` : `${this.#shownAt}${shown} Tj`);
+    this.#shown = undefined;
+  }
+
   #endText(): void {
     if (!this.#inText) return;
+    this.#flushShown();
     this.#ops.push('ET');
     this.#inText = false;
   }
@@ -245,6 +302,7 @@ export class PageCanvas {
     const value = color(c);
     if (value === this.#state.fill) return;
     this.#state.fill = value;
+    this.#flushShown();
     this.#ops.push(`${value} rg`);
   }
 

@@ -71,6 +71,14 @@ export interface Line {
   readonly rtl: boolean;
   /** The line's text as sent, when shaping drew its glyphs out of character order (REORDERED_SCRIPTS): written as /ActualText. */
   readonly actualText?: string;
+  /**
+   * The paragraph goes on after a space or a newline: the line ends with a
+   * space character, drawn past its last glyph, so text read in content
+   * order (a tagged file's structure, ISO 32000-1 §14.8.2.5) does not run
+   * the last word of one line into the first of the next. Not after a
+   * break inside a word or between CJK characters, which have no space.
+   */
+  readonly spaceAfter?: boolean;
 }
 
 /** Loads every fallback font the spans need; layout itself is synchronous. */
@@ -100,8 +108,8 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
   let pendingSpaceLevel: number = base;
 
   let height = 0;
-  const endLine = (last: boolean) => {
-    const line = makeLine(units, lineWidth, last, lastStyle, fonts, traits);
+  const endLine = (last: boolean, spaceAfter = false) => {
+    const line = makeLine(units, lineWidth, last, lastStyle, fonts, traits, spaceAfter);
     lines.push(line);
     height += line.height;
     units = [];
@@ -116,7 +124,7 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
         if (units.length > 1) {
           units.pop();
           lineWidth -= current.width + current.spaceBefore;
-          endLine(false);
+          endLine(false, current.spaceBefore > 0);
           current.spaceBefore = 0;
           units.push(current);
           lineWidth = current.width;
@@ -136,7 +144,7 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
       return;
     }
     const space = units.length === 0 ? 0 : pendingSpace;
-    if (units.length > 0 && lineWidth + space + piece.width > width) endLine(false);
+    if (units.length > 0 && lineWidth + space + piece.width > width) endLine(false, space > 0);
     const spaceBefore = units.length === 0 ? 0 : space;
     units.push({ pieces: [piece], width: piece.width, spaceBefore, spaceLevel: pendingSpaceLevel });
     lineWidth += spaceBefore + piece.width;
@@ -167,7 +175,7 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
       const at = next;
       next += token.length;
       if (token === '\n' || token === '\r\n' || token === '\r') {
-        endLine(true);
+        endLine(true, true);
         glue = false;
         pendingSpace = 0;
         continue;
@@ -257,7 +265,7 @@ export interface ParagraphTraits {
 
 const LEFT_TO_RIGHT: ParagraphTraits = { rtl: false, bidi: false, reordered: false };
 
-export function makeLine(units: Unit[], width: number, last: boolean, fallbackStyle: TextStyle | undefined, fonts: FontBook, traits = LEFT_TO_RIGHT): Line {
+export function makeLine(units: Unit[], width: number, last: boolean, fallbackStyle: TextStyle | undefined, fonts: FontBook, traits = LEFT_TO_RIGHT, spaceAfter = false): Line {
   // Line metrics come from each piece's own family font, not from fallback
   // faces, so a line with one Greek word keeps the paragraph's rhythm.
   let ascent = 0;
@@ -275,7 +283,7 @@ export function makeLine(units: Unit[], width: number, last: boolean, fallbackSt
   const baseline = (height - (ascent + descent)) / 2 + ascent;
   const visual = traits.bidi ? visualUnits(units) : units;
   const actualText = traits.reordered && !traits.bidi && units.some((unit) => unit.pieces.some((piece) => REORDERED_SCRIPTS.test(pieceText(piece)))) ? logicalText(units) : undefined;
-  return { units: visual, width, height, baseline, last, rtl: traits.rtl, ...(actualText === undefined ? {} : { actualText }) };
+  return { units: visual, width, height, baseline, last, rtl: traits.rtl, spaceAfter, ...(actualText === undefined ? {} : { actualText }) };
 }
 
 /**
@@ -343,28 +351,38 @@ export function drawLine(canvas: PageCanvas, line: Line, left: number, top: numb
   let x = alignment === 'center' ? left + slack / 2 : alignment === 'right' ? left + slack : left;
   const baseline = top + line.baseline;
   if (line.actualText !== undefined) canvas.beginActualText(line.actualText);
-  const tagged = canvas.structure !== undefined;
   line.units.forEach((unit, index) => {
     const gap = index > 0 ? unit.spaceBefore + extra : 0;
     x += gap;
     unit.pieces.forEach((piece, p) => {
       const { style } = piece;
-      const spaced = tagged && p === 0 && gap > 0 ? withSpace(piece, gap) : undefined;
+      const spaced = p === 0 && gap > 0 ? withSpace(piece, gap) : undefined;
       if (spaced === undefined) drawPiece(canvas, piece.runs, x, baseline, style, top, piece.width, line.height);
       else drawPiece(canvas, spaced.runs, x - spaced.width, baseline, style, top, piece.width, line.height);
       x += piece.width;
     });
   });
   if (line.actualText !== undefined) canvas.endActualText();
+  if (line.spaceAfter === true && !line.rtl) drawSpaceAfter(canvas, line, x, baseline);
+}
+
+/** The space that ends a line whose paragraph goes on (Line.spaceAfter), in its last piece's font, with no decoration or link over it. */
+function drawSpaceAfter(canvas: PageCanvas, line: Line, x: number, baseline: number): void {
+  const unit = line.units[line.units.length - 1];
+  const piece = unit?.pieces[unit.pieces.length - 1];
+  const run = piece?.runs[piece.runs.length - 1];
+  if (piece === undefined || run === undefined || !run.font.covers(0x20)) return;
+  canvas.text([{ font: run.font, text: ' ' }], x, baseline, piece.style.size, piece.style.color);
 }
 
 /**
- * A tagged PDF marks word breaks with space characters (ISO 32000-1
- * §14.8.2.5), which tools that read the structure's text use where they do
- * not look at positions: the piece with a space glyph before it, drawn that
- * much further left, so the glyphs land where they were. Only where the
- * space fits the gap, and not for underlined, struck or linked pieces (the
- * decoration or the link would grow over the space) or right-to-left ones.
+ * Word breaks are space characters (ISO 32000-1 §14.8.2.5, which a tagged
+ * PDF follows and tools that read text without positions rely on): the
+ * piece with a space glyph before it, drawn that much further left, so the
+ * glyphs land where they were, and a line of such pieces is one string
+ * (the canvas merges them). Only where the space fits the gap, and not for
+ * underlined, struck or linked pieces (the decoration or the link would
+ * grow over the space) or right-to-left ones.
  */
 function withSpace(piece: Piece, gap: number): { runs: Run[]; width: number } | undefined {
   const { style } = piece;
