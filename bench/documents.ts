@@ -49,10 +49,13 @@ export const LETTER = {
 /** The request body, encoded once. */
 export const LETTER_JSON: Buffer = Buffer.from(JSON.stringify(LETTER), 'utf8');
 
-/** The letter as a tagged PDF (output.tagged, PDF/UA-1), which needs a title and a language. */
+/** The letter tagged without the PDF/UA claim (output.tagged "structure", in the standard fonts): the candidate for the default (issue 15). */
+export const STRUCTURE_LETTER_JSON: Buffer = Buffer.from(JSON.stringify({ ...LETTER, output: { tagged: 'structure' } }), 'utf8');
+
+/** The letter as a PDF/UA-1 file (output.tagged true), which needs a title and a language and embeds its fonts. */
 export const TAGGED_LETTER_JSON: Buffer = Buffer.from(JSON.stringify({ ...LETTER, metadata: { title: 'Dispatch of order NWB-2025-0314', language: 'en-GB' }, output: { tagged: true } }), 'utf8');
 
-/** The letter untagged in the fonts a tagged render uses (PDF/A embeds them as PDF/UA does): the tagging's own cost. */
+/** The letter untagged in the fonts a PDF/UA render uses (PDF/A embeds them as PDF/UA does): the PDF/UA tagging's own cost. */
 export const EMBEDDED_LETTER_JSON: Buffer = Buffer.from(JSON.stringify({ ...LETTER, metadata: { title: 'Dispatch of order NWB-2025-0314', language: 'en-GB' }, output: { pdf_a: '2b' } }), 'utf8');
 
 /**

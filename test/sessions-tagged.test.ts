@@ -124,6 +124,14 @@ function taggedSessionTests(): void {
     assert.equal((await pdfInfo(pdf)).Tagged, 'no');
   });
 
+  test('a session with tagged "structure" renders tagged without claiming PDF/UA: its images need no alt, nor the session a title', async () => {
+    const session = await create({ output: { tagged: 'structure' } });
+    await add(session.session_id, 'images', { data: image });
+    const pdf = await render(session.session_id);
+    assert.equal((await pdfInfo(pdf)).Tagged, 'yes');
+    assert.doesNotMatch(Buffer.from(pdf).toString('latin1'), /pdfuaid/);
+  });
+
   test('refused at creation: a tagged session without title and language, a bad output or metadata (422 naming the field)', async () => {
     const fields = async (body: unknown) => {
       const problem = await readProblem(await call(s, 'POST', '/api/v1/sessions', body));
@@ -131,7 +139,7 @@ function taggedSessionTests(): void {
       return problem.errors?.map((e) => `${e.field} ${e.code}`);
     };
     assert.deepEqual(await fields({ output: { tagged: true } }), ['metadata.title REQUIRED', 'metadata.language REQUIRED']);
-    assert.deepEqual(await fields({ output: { tagged: 'yes' } }), ['output.tagged INVALID_TYPE']);
+    assert.deepEqual(await fields({ output: { tagged: 'yes' } }), ['output.tagged INVALID_VALUE']);
     assert.deepEqual(await fields({ output: { pdf_a: '1u' } }), ['output.pdf_a INVALID_ENUM']);
     assert.deepEqual(await fields({ output: 'tagged' }), ['output INVALID_TYPE']);
     assert.deepEqual(await fields({ metadata: { title: 'x', colour: 'red' } }), ['metadata.colour UNKNOWN_FIELD']);

@@ -202,8 +202,8 @@ export interface SessionOperationOptions {
   readonly type: string;
   readonly pageSize: string;
   readonly orientation: string;
-  /** The session renders tagged (output.tagged): the operation must carry what a tagged render requires (an image's alt). */
-  readonly tagged?: boolean;
+  /** The session renders a PDF/UA file (output.tagged true, or pdf_a level a): the operation must carry what one requires (an image's alt). */
+  readonly pdfUa?: boolean;
 }
 
 /** Options of the `image-compress` task, set by the server's configuration. */

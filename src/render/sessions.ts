@@ -156,8 +156,8 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
     async handle(context) {
       const session = active(await own(context));
       if (session.operationCount >= deps.maxOperations) throw full();
-      // A tagged session checks what a tagged render requires of an operation (an image's alt) as it is added, not at the render.
-      const options: SessionOperationOptions = { type, pageSize: session.pageSize, orientation: session.orientation, tagged: isTagged(session) };
+      // A PDF/UA session checks what a PDF/UA render requires of an operation (an image's alt) as it is added, not at the render.
+      const options: SessionOperationOptions = { type, pageSize: session.pageSize, orientation: session.orientation, pdfUa: claimsPdfUa(session) };
       const value = await dispatch(deps.pool, context, 'session-operation', options);
       // The session may have ended, or filled up, while the worker validated: the store checks again as it appends.
       const appended = await store.append(session.id, Buffer.from(value.body).toString('utf8'), { maxOperations: deps.maxOperations, maxBytes: deps.maxBytes });
@@ -248,8 +248,8 @@ interface CreateOptions {
   readonly output?: object;
 }
 
-/** As the render schema resolves it: `tagged`, else true with pdf_a at level a ("1a", "2a", "3a": PDF/A level A is a tagged PDF). */
-function isTagged(session: SessionRecord): boolean {
+/** Whether the session renders a PDF/UA file, as the render schema resolves it: `tagged` true, or pdf_a at level a ("1a", "2a", "3a": PDF/A level A is tagged, and so PDF/UA here). */
+function claimsPdfUa(session: SessionRecord): boolean {
   if (session.output === undefined) return false;
   const output = JSON.parse(session.output) as { tagged?: unknown; pdf_a?: unknown };
   return output.tagged === true || (output.tagged === undefined && typeof output.pdf_a === 'string' && output.pdf_a.endsWith('a'));

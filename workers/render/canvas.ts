@@ -107,8 +107,17 @@ export class PageCanvas {
   readonly #saved: GraphicsState[] = [];
   /** The clip rectangles clip() set, innermost last, in PDF space (x1 y1 x2 y2): a Figure's box is its image within them. */
   readonly #clips: [number, number, number, number][] = [];
-  /** Marked content of a tagged render (output.tagged); undefined otherwise. */
+  /** Marked content of a tagged render; undefined otherwise. */
   readonly #marks: PageMarks | undefined;
+  /**
+   * The open marked-content sequence began inside the current text object
+   * (BT..ET), so it ends inside it: sequences and text objects nest
+   * (ISO 32000-1 §14.6, Figure 9 allows BDC/EMC inside BT..ET). Text opens
+   * its sequences inside a text object, so the cells of a table row or the
+   * paragraphs of a page share one BT..ET as they do untagged; images and
+   * paths open theirs outside.
+   */
+  #openedInText = false;
 
   constructor(
     readonly width: number,
@@ -126,15 +135,8 @@ export class PageCanvas {
   text(runs: readonly Run[], x: number, baseline: number, size: number, fill: Rgb, decoration: TextDecoration = {}): number {
     const y = round2(this.height - baseline);
     const ops = this.#ops;
-    this.#mark('content');
-    if (!this.#inText) {
-      ops.push('BT');
-      this.#inText = true;
-      // Tf and the line matrix are text state, which does not outlive the text object.
-      this.#font = undefined;
-      this.#lineX = 0;
-      this.#lineY = 0;
-    }
+    this.#mark('content', true);
+    this.#beginText();
     this.#fill(fill);
     let cursor = x;
     for (const run of runs) {
@@ -171,28 +173,28 @@ export class PageCanvas {
   }
 
   fillRect(x: number, top: number, width: number, height: number, fill: Rgb): void {
-    this.#mark('path');
+    this.#mark('path', false);
     this.#endText();
     this.#fill(fill);
     this.#ops.push(`${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re f`);
   }
 
   strokeRect(x: number, top: number, width: number, height: number, stroke: Rgb, lineWidth: number): void {
-    this.#mark('path');
+    this.#mark('path', false);
     this.#endText();
     this.#stroke(stroke, lineWidth);
     this.#ops.push(`${n(x)} ${n(this.height - top - height)} ${n(width)} ${n(height)} re S`);
   }
 
   line(x1: number, top1: number, x2: number, top2: number, stroke: Rgb, lineWidth: number): void {
-    this.#mark('path');
+    this.#mark('path', false);
     this.#endText();
     this.#stroke(stroke, lineWidth);
     this.#ops.push(`${n(x1)} ${n(this.height - top1)} m ${n(x2)} ${n(this.height - top2)} l S`);
   }
 
   image(image: Image, x: number, top: number, width: number, height: number): void {
-    this.#mark('content');
+    this.#mark('content', false);
     this.#endText();
     this.#images.add(image);
     this.#figureBox(x, this.height - top - height, x + width, this.height - top);
@@ -202,7 +204,7 @@ export class PageCanvas {
   /** Clips what follows to a rectangle until restore() (used for `cover` images). */
   clip(x: number, top: number, width: number, height: number): void {
     // The clipped image's sequence opens outside its q..Q, so the two nest.
-    this.#mark('content');
+    this.#mark('content', false);
     this.#endText();
     this.#saved.push({ ...this.#state });
     this.#clips.push([x, this.height - top - height, x + width, this.height - top]);
@@ -223,8 +225,10 @@ export class PageCanvas {
    * Outside text objects, so the span and BT/ET nest whatever the span draws.
    */
   beginActualText(text: string): void {
-    // The structure's sequence opens around the span, which must not change inside it.
-    this.#mark('content');
+    // The structure's sequence opens around the span, which must not change inside it: outside text objects,
+    // so one opened in the text object before is closed and opened again (another MCID of the same element).
+    if (this.#openedInText) this.#closeSequence();
+    this.#mark('content', false);
     this.#marks?.beginSpan();
     this.#endText();
     let hex = 'FEFF';
@@ -248,12 +252,40 @@ export class PageCanvas {
     this.#ops.push('Q');
   }
 
-  /** Opens the marked-content sequence what is drawn next belongs in (tagged renders only). */
-  #mark(kind: ContentKind): void {
-    const operators = this.#marks?.switchTo(kind);
-    if (operators === undefined) return;
-    this.#endText();
-    this.#ops.push(operators);
+  /**
+   * Opens the marked-content sequence what is drawn next belongs in (tagged
+   * renders only): inside a text object for text (`inText`), outside one
+   * for images and paths. The sequence before it is closed where it opened.
+   */
+  #mark(kind: ContentKind, inText: boolean): void {
+    const marks = this.#marks;
+    const target = marks?.next(kind);
+    if (marks === undefined || target === undefined) return;
+    this.#closeSequence();
+    if (inText) this.#beginText();
+    else this.#endText();
+    this.#ops.push(marks.begin(target));
+    this.#openedInText = inText;
+  }
+
+  /** Ends the open marked-content sequence, inside the text object it began in, or outside text objects. */
+  #closeSequence(): void {
+    const end = this.#marks?.close();
+    if (end === undefined) return;
+    if (this.#openedInText) this.#flushShown();
+    else this.#endText();
+    this.#ops.push(end);
+    this.#openedInText = false;
+  }
+
+  #beginText(): void {
+    if (this.#inText) return;
+    this.#ops.push('BT');
+    this.#inText = true;
+    // Tf and the line matrix are text state, which does not outlive the text object.
+    this.#font = undefined;
+    this.#lineX = 0;
+    this.#lineY = 0;
   }
 
   /**
@@ -291,7 +323,9 @@ export class PageCanvas {
 
   #endText(): void {
     if (!this.#inText) return;
-    this.#flushShown();
+    // A sequence that began in this text object ends in it.
+    if (this.#openedInText) this.#closeSequence();
+    else this.#flushShown();
     this.#ops.push('ET');
     this.#inText = false;
   }
@@ -342,10 +376,24 @@ export class PageCanvas {
     this.#links.push({ x, y, width, height, uri });
   }
 
+  /**
+   * Joins the operators written so far into one string: a page the flow
+   * has left holds its content as one object, not thousands of small
+   * strings that every scavenge of the rest of the render copies again
+   * (a 10-page invoice's pages were most of what survived them). Drawing
+   * on the page afterwards (headers and footers) appends as before.
+   */
+  compact(): void {
+    const ops = this.#ops;
+    if (ops.length < 2) return;
+    const joined = ops.join('\n');
+    ops.length = 0;
+    ops.push(joined);
+  }
+
   content(): PageContent {
     this.#endText();
-    const end = this.#marks?.close();
-    if (end !== undefined) this.#ops.push(end);
+    this.#closeSequence();
     return {
       width: this.width,
       height: this.height,

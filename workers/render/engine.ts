@@ -48,7 +48,8 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
   const size = (name: string | undefined, orientation: Orientation | undefined) =>
     pageSize(name ?? request.page_size, orientation ?? request.orientation) as [number, number];
   checkContentBox(size(undefined, undefined), margins, 'margin');
-  const structure = tagged ? new Structure() : undefined;
+  // Tagged with `tagged` true (PDF/UA-1, which also asks alt of every image) or "structure".
+  const structure = request.output.structure ? new Structure({ pdfUa: tagged }) : undefined;
   const flow = new Flow(size(undefined, undefined), margins, limits.maxPages, structure);
   // PDF/A and PDF/UA (7.21.4.1) embed every font: the standard families are drawn with DejaVu faces instead (fonts.ts).
   const fonts = new FontBook(doc, limits.fonts, archival !== undefined || tagged, request.metadata?.language);
@@ -83,7 +84,7 @@ export async function renderDocument(request: RenderRequest, limits: RenderLimit
     for (const page of flow.pages) doc.addPage(page.content());
     if (request.metadata !== undefined) doc.setMetadata(request.metadata);
     const pageIndex = new Map<object, number>(flow.pages.map((page, index) => [page, index]));
-    if (structure !== undefined) doc.setStructure({ root: structure.finish((page) => pageIndex.get(page) as number) });
+    if (structure !== undefined) doc.setStructure({ root: structure.root, pageIndex: (page) => pageIndex.get(page) as number, pdfUa: tagged });
     if (request.output.outline) {
       doc.setOutline(
         headings.entries.map((entry) => {

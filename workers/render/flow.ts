@@ -70,6 +70,7 @@ export class Flow {
   newPage(size: readonly [number, number] = this.#size): PageCanvas {
     if (this.pages.length >= this.maxPages) throw new PageLimitError(this.maxPages);
     this.#size = size;
+    this.#page?.compact();
     this.#page = new PageCanvas(size[0], size[1], this.structure);
     this.pages.push(this.#page);
     this.#cursor = this.margins.top;

@@ -99,16 +99,19 @@ export const RenderRequest = v.strictObject({
         /**
          * PDF/A (ISO 19005) part 1, 2 or 3 at level b, u (parts 2 and 3) or a: embedded fonts in place of
          * the standard 14, an sRGB output intent, XMP with pdfaid, a file ID; part 1 is PDF 1.4 without
-         * transparency, part 3 may carry attachments. Level a is tagged (it implies `tagged`).
+         * transparency, part 3 may carry attachments. Level a is tagged (it implies `tagged` true).
          */
         pdf_a: v.optional(v.picklist(PDF_A_LEVELS, `must be one of ${PDF_A_LEVELS.map((level) => `"${level}"`).join(', ')}`)),
         /**
-         * A tagged PDF (PDF/UA-1, ISO 14289-1): a structure tree with the document's headings, paragraphs,
-         * lists, tables, figures and links, everything else marked as artifacts, and embedded fonts.
-         * Needs metadata.title and metadata.language, and alt on every image. Default false, but true
-         * with pdf_a level a (1a, 2a, 3a), whose level A is the logical structure a tagged render writes.
+         * true: a PDF/UA-1 file (ISO 14289-1): a structure tree with the document's headings,
+         * paragraphs, lists, tables, figures and links, everything else marked as artifacts, every
+         * font embedded, the PDF/UA identification in its XMP; it needs metadata.title and
+         * metadata.language and alt on every image. Implied by pdf_a level a (1a, 2a, 3a).
+         * "structure": the same structure (a tagged PDF, ISO 32000-1 §14.8) in the fonts the request
+         * names, claiming nothing and asking nothing more of the request. false (the default): no
+         * structure.
          */
-        tagged: v.optional(v.boolean()),
+        tagged: v.optional(v.union([v.boolean(), v.literal('structure')], 'must be true, false or "structure"')),
         /** An outline (bookmarks) of the document's headings (add_text's heading, HTML's <h1>-<h6>), shown when the file opens. */
         outline: v.optional(v.boolean(), false),
         /**
@@ -131,8 +134,8 @@ export const RenderRequest = v.strictObject({
       v.forward(
         v.partialCheck(
           [['pdf_a'], ['tagged']],
-          (output) => !(isLevelA(output.pdf_a) && output.tagged === false),
-          'PDF/A level A is a tagged PDF (ISO 19005-1 6.8, 19005-2 and -3 6.7): leave tagged out or set it true, or ask for level b or u',
+          (output) => !(isLevelA(output.pdf_a) && output.tagged !== undefined && output.tagged !== true),
+          'PDF/A level A is a tagged PDF (ISO 19005-1 6.8, 19005-2 and -3 6.7), written here as PDF/UA: leave tagged out or set it true, or ask for level b or u',
         ),
         ['tagged'],
       ),
@@ -160,7 +163,11 @@ export const RenderRequest = v.strictObject({
         ),
         ['factur_x', 'file_name'],
       ),
-      v.transform((output) => ({ ...output, tagged: output.tagged ?? isLevelA(output.pdf_a) })),
+      // `tagged` leaves as the PDF/UA-1 claim; `structure` says whether the file is tagged at all.
+      v.transform((output) => {
+        const pdfUa = output.tagged === true || isLevelA(output.pdf_a);
+        return { ...output, tagged: pdfUa, structure: pdfUa || output.tagged === 'structure' };
+      }),
     ),
     { compress: true, outline: false },
   ),

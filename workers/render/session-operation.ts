@@ -3,7 +3,7 @@
 // route decides the type, so a payload cannot smuggle in another one. The
 // operation is validated exactly as inside a RenderRequest, and its
 // normalised JSON is returned for the session to keep and replay. In a
-// tagged session an image must carry its alt (tagging/alt-check.ts); in
+// PDF/UA session an image must carry its alt (tagging/alt-check.ts); in
 // every session the images and font it carries must be ones the render can
 // read (session-preflight.ts).
 import { performance } from 'node:perf_hooks';
@@ -36,7 +36,7 @@ export async function sessionOperation(input: TaskInput<SessionOperationOptions>
     fieldPath: (path) => (path.startsWith(PREFIX) ? path.slice(PREFIX.length) : path),
   });
   if (!read.ok) return { ok: false, code: read.code, detail: read.detail, ...(read.errors === undefined ? {} : { errors: read.errors }), timings: timings() };
-  const refused = input.options.tagged === true ? missingAlt(read.value.operations[0] as { type: string } & Record<string, unknown>, '') : undefined;
+  const refused = input.options.pdfUa === true ? missingAlt(read.value.operations[0] as { type: string } & Record<string, unknown>, '') : undefined;
   if (refused !== undefined) return { ok: false, code: 'invalid', detail: summarize([refused]), errors: [refused], timings: timings() };
   const unrenderable = await preflight(read.value.operations[0] as { type: string } & Record<string, unknown>);
   if (unrenderable !== undefined) return { ok: false, code: 'invalid', detail: summarize(unrenderable), errors: unrenderable, timings: timings() };

@@ -6,7 +6,8 @@
 // array as a PDFNumber object per glyph, sized and copied one by one when
 // saving. Embedding the three DejaVu faces of a tagged letter was ~8% of its
 // CPU (--cpu-prof of the render task, issue 15).
-import { PDFInvalidObject, PDFString, type PDFContext, type PDFFont, type PDFRef } from '@cantoo/pdf-lib';
+import { PDFString, type PDFContext, type PDFFont, type PDFRef } from '@cantoo/pdf-lib';
+import { SerializedObject } from './pdf-serialized.js';
 
 /** What embedding reads of a glyph: its id in the face, advance, and the characters it was drawn for. */
 interface SubsetGlyph {
@@ -39,24 +40,6 @@ interface SubsetEmbedder {
   isCFF(): unknown;
   serializeFont(): Promise<Uint8Array>;
   embedIntoContext(context: PDFContext, ref?: PDFRef): Promise<PDFRef>;
-}
-
-/** pdf-lib's object for bytes it could not parse, written back as they are; its constructor is private in the types only. */
-const BytesObject = PDFInvalidObject as unknown as new (data: Uint8Array) => PDFInvalidObject;
-
-/** A PDF object written as the bytes given (a widths array built as text): sized and copied as one block. */
-class RawObject extends BytesObject {
-  readonly #bytes: Buffer;
-
-  constructor(bytes: Buffer) {
-    super(bytes);
-    this.#bytes = bytes;
-  }
-
-  override copyBytesInto(buffer: Uint8Array, offset: number): number {
-    buffer.set(this.#bytes, offset);
-    return this.#bytes.byteLength;
-  }
 }
 
 /** The descriptor's entries that depend on the face alone (ISO 32000-1 §9.8), as pdf-lib computes them. */
@@ -104,10 +87,10 @@ function descriptorOf(font: FaceTables): FaceDescriptor {
  * CIDs are 1..n without gaps, so one run `[1 [w1 ... wn]]`, each width as
  * pdf-lib's PDFNumber writes it (numberToString: no exponent).
  */
-function widthsOf(glyphs: readonly SubsetGlyph[], scale: number): RawObject {
+function widthsOf(glyphs: readonly SubsetGlyph[], scale: number): SerializedObject {
   let text = '[ 1 [ ';
   for (let i = 0; i < glyphs.length; i++) text += `${numberText((glyphs[i] as SubsetGlyph).advanceWidth * scale)} `;
-  return new RawObject(Buffer.from(`${text}] ]`, 'latin1'));
+  return new SerializedObject(`${text}] ]`);
 }
 
 /** pdf-lib's numberToString for the values a width takes: String(n) unless that uses an exponent. */

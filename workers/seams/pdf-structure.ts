@@ -12,6 +12,7 @@
 // object numbers never leak into the result.
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNull, PDFNumber, PDFRef, PDFString, type PDFObject } from '@cantoo/pdf-lib';
 import { deflateWithZlib } from './pdf-deflate.js';
+import './pdf-writer-speed.js';
 
 /** A destination's view after its page: ['XYZ', 0, 792, null], ['Fit'], ... (names without the slash). */
 export type DestinationView = ReadonlyArray<string | number | null>;

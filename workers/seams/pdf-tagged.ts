@@ -5,36 +5,46 @@
 // /Contents on link annotations, /MarkInfo, and the XMP packet with dc:title
 // and pdfuaid:part 1. The render engine hands a neutral tree (no pdf-lib type
 // crosses this seam); pdf.ts calls this from save().
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, type PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
+import { PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, type PDFDocument } from '@cantoo/pdf-lib';
+import { SerializedObject } from './pdf-serialized.js';
 
 /** A marked-content sequence on a page: `mcid` in the page's content stream. */
-export interface ContentKid {
-  readonly page: number;
+export interface ContentKid<Page> {
+  readonly page: Page;
   readonly mcid: number;
 }
 
 /** A link annotation of a page, by its index among the page's links (PageContent.links). */
-export interface AnnotationKid {
-  readonly page: number;
+export interface AnnotationKid<Page> {
+  readonly page: Page;
   readonly link: number;
 }
 
-/** A structure element. `role` is a standard structure type (no RoleMap is written). */
-export interface StructureNode {
+/**
+ * A structure element. `role` is a standard structure type (no RoleMap is
+ * written). `Page` is whatever the engine knows a page by (its canvas): the
+ * tree crosses the seam as the engine built it, and StructureTree.pageIndex
+ * numbers its pages.
+ */
+export interface StructureNode<Page> {
   readonly role: string;
-  readonly kids: readonly (StructureNode | ContentKid | AnnotationKid)[];
+  readonly kids: readonly (StructureNode<Page> | ContentKid<Page> | AnnotationKid<Page>)[];
   /** Alternate text (Figure); also the /Contents of the link annotations a Link owns. */
-  readonly alt?: string;
+  readonly alt?: string | undefined;
   /** Table attributes (§14.8.5.7): a header cell's scope, a cell's column span. */
-  readonly scope?: 'Column' | 'Row';
-  readonly colSpan?: number;
+  readonly scope?: 'Column' | 'Row' | undefined;
+  readonly colSpan?: number | undefined;
   /** Layout attribute (§14.8.5.4.3) of a Figure: its box on its page (x1 y1 x2 y2, default user space). */
-  readonly bbox?: readonly [number, number, number, number];
+  readonly bbox?: readonly [number, number, number, number] | undefined;
 }
 
-export interface StructureTree {
+export interface StructureTree<Page = object> {
   /** The Document element. */
-  readonly root: StructureNode;
+  readonly root: StructureNode<Page>;
+  /** The index of a page among the document's pages. */
+  pageIndex(page: Page): number;
+  /** The file claims PDF/UA-1 (ISO 14289-1 §5: pdfuaid:part in its XMP); otherwise it is a tagged PDF that claims nothing. */
+  readonly pdfUa: boolean;
 }
 
 /** Pages and their link annotations as the document wrote them, in page order. */
@@ -43,99 +53,116 @@ export interface TaggedPages {
   readonly annotations: readonly (readonly PDFRef[])[];
 }
 
-const isNode = (kid: StructureNode | ContentKid | AnnotationKid): kid is StructureNode => 'role' in kid;
+/**
+ * Elements that are nothing but their text: one that drew nothing (an
+ * add_text of newlines only) is not written, as a reader would announce an
+ * empty paragraph. Empty table cells are written, holding their place.
+ */
+const TEXT_BLOCKS: ReadonlySet<string> = new Set(['P', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6']);
 
-/** Writes the structure into `doc`. Call once, after every page is added. */
-export function writeStructure(doc: PDFDocument, tree: StructureTree, pages: TaggedPages): void {
+type Kid<Page> = StructureNode<Page> | ContentKid<Page> | AnnotationKid<Page>;
+const isNode = <Page>(kid: Kid<Page>): kid is StructureNode<Page> => 'role' in kid;
+const written = <Page>(kid: Kid<Page>): kid is StructureNode<Page> => isNode(kid) && (kid.kids.length > 0 || !TEXT_BLOCKS.has(kid.role));
+
+/**
+ * Writes the structure into `doc`. Call once, after every page is added.
+ * Elements, the ParentTree and its page arrays are written as serialized
+ * text (pdf-serialized.ts), one object each, packed into object streams:
+ * a data table has an element per cell, so the walk allocates little per
+ * element (numbers, not PDFRefs or strings, until an element's own text).
+ */
+export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>, pages: TaggedPages): void {
   const context = doc.context;
-  const rootRef = context.nextRef();
-  /** Per page: the element owning each MCID (the page's ParentTree array). */
-  const owners: PDFRef[][] = pages.pages.map(() => []);
-  /** ParentTree entries after the pages': one per link annotation. */
-  const annotationOwners: PDFRef[] = [];
-
-  // Depth-first, iterative: a 64-deep HTML list nests about 200 elements deep, and a
-  // hostile document must not reach the stack limit through this walk either.
-  const elementRefs = new Map<StructureNode, PDFRef>();
-  const stack: Array<{ node: StructureNode; parent: PDFRef }> = [{ node: tree.root, parent: rootRef }];
+  // Elements in pre-order: element i is object `first + i`, after the StructTreeRoot's `first - 1`.
+  // Iterative: a 64-deep HTML list nests about 200 elements deep, and a hostile document must not
+  // reach the stack limit through this walk either.
+  const nodes: StructureNode<Page>[] = [];
+  const parents: number[] = [];
+  const order = new Map<StructureNode<Page>, number>();
+  const stack: StructureNode<Page>[] = [tree.root];
+  const stackParents: number[] = [-1];
   while (stack.length > 0) {
-    const { node, parent } = stack.pop() as { node: StructureNode; parent: PDFRef };
-    const ref = elementRefs.get(node) ?? context.nextRef();
-    elementRefs.set(node, ref);
-    const dict = PDFDict.withContext(context);
-    dict.set(PDFName.of('Type'), PDFName.of('StructElem'));
-    dict.set(PDFName.of('S'), PDFName.of(node.role));
-    dict.set(PDFName.of('P'), parent);
-    const firstPage = node.kids.find((kid): kid is ContentKid => !isNode(kid) && 'mcid' in kid)?.page;
-    if (firstPage !== undefined) dict.set(PDFName.of('Pg'), pages.pages[firstPage] as PDFRef);
-    const kids = PDFArray.withContext(context);
+    const node = stack.pop() as StructureNode<Page>;
+    order.set(node, nodes.length);
+    parents.push(stackParents.pop() as number);
+    nodes.push(node);
+    // Pushed in reverse so the kids are numbered in reading order.
+    for (let i = node.kids.length - 1; i >= 0; i--) {
+      const kid = node.kids[i] as Kid<Page>;
+      if (written(kid)) {
+        stack.push(kid);
+        stackParents.push(nodes.length - 1);
+      }
+    }
+  }
+  const rootNumber = context.largestObjectNumber + 1;
+  const first = rootNumber + 1;
+  const pageRefs = pages.pages.map((page) => `${page.objectNumber} 0 R`);
+  /** Per page: the object number of the element owning each MCID (the page's ParentTree array). */
+  const owners: number[][] = pages.pages.map(() => []);
+  /** ParentTree entries after the pages': one per link annotation. */
+  const annotationOwners: number[] = [];
+
+  for (let index = 0; index < nodes.length; index++) {
+    const node = nodes[index] as StructureNode<Page>;
+    const self = first + index;
+    const parent = index === 0 ? rootNumber : first + (parents[index] as number);
+    let firstPage = -1;
+    let kids = '';
     for (const kid of node.kids) {
       if (isNode(kid)) {
-        const kidRef = context.nextRef();
-        elementRefs.set(kid, kidRef);
-        kids.push(kidRef);
+        if (written(kid)) kids += ` ${first + (order.get(kid) as number)} 0 R`;
         continue;
       }
-      const pageRef = pages.pages[kid.page] as PDFRef;
+      const page = tree.pageIndex(kid.page);
       if ('mcid' in kid) {
-        (owners[kid.page] as PDFRef[])[kid.mcid] = ref;
+        if (firstPage < 0) firstPage = page;
+        (owners[page] as number[])[kid.mcid] = self;
         // An MCID on the element's own /Pg is a bare integer; on another page (a paragraph split over a page break) an MCR names its page.
-        kids.push(kid.page === firstPage ? PDFNumber.of(kid.mcid) : context.obj({ Type: 'MCR', Pg: pageRef, MCID: kid.mcid }));
+        kids += page === firstPage ? ` ${kid.mcid}` : ` <</Type/MCR/Pg ${pageRefs[page] as string}/MCID ${kid.mcid}>>`;
         continue;
       }
-      const annotation = pages.annotations[kid.page]?.[kid.link] as PDFRef;
+      const annotation = pages.annotations[page]?.[kid.link] as PDFRef;
       const annotationDict = context.lookup(annotation, PDFDict);
       annotationDict.set(PDFName.of('StructParent'), PDFNumber.of(pages.pages.length + annotationOwners.length));
       if (node.alt !== undefined) annotationDict.set(PDFName.of('Contents'), PDFHexString.fromText(node.alt));
-      annotationOwners.push(ref);
-      kids.push(context.obj({ Type: 'OBJR', Obj: annotation, Pg: pageRef }));
+      annotationOwners.push(self);
+      kids += ` <</Type/OBJR/Obj ${annotation.objectNumber} 0 R/Pg ${pageRefs[page] as string}>>`;
     }
-    if (kids.size() > 0) dict.set(PDFName.of('K'), kids);
-    if (node.alt !== undefined && node.role !== 'Link') dict.set(PDFName.of('Alt'), PDFHexString.fromText(node.alt));
+    // No /Type: it is optional (ISO 32000-1 Table 323), and a sixth of what a data table's cells write.
+    let text = `<</S/${node.role}/P ${parent} 0 R`;
+    if (firstPage >= 0) text += `/Pg ${pageRefs[firstPage] as string}`;
+    if (kids !== '') text += `/K[${kids.slice(1)}]`;
+    if (node.alt !== undefined && node.role !== 'Link') text += `/Alt${PDFHexString.fromText(node.alt).toString()}`;
     if (node.scope !== undefined || node.colSpan !== undefined) {
-      const attributes = PDFDict.withContext(context);
-      attributes.set(PDFName.of('O'), PDFName.of('Table'));
-      if (node.scope !== undefined) attributes.set(PDFName.of('Scope'), PDFName.of(node.scope));
-      if (node.colSpan !== undefined) attributes.set(PDFName.of('ColSpan'), PDFNumber.of(node.colSpan));
-      dict.set(PDFName.of('A'), attributes);
+      text += `/A<</O/Table${node.scope === undefined ? '' : `/Scope/${node.scope}`}${node.colSpan === undefined ? '' : `/ColSpan ${node.colSpan}`}>>`;
     } else if (node.bbox !== undefined) {
       // PDF/UA checkers (veraPDF, PAC) and readers that show a figure's place look for a BBox on Figures.
-      dict.set(PDFName.of('A'), context.obj({ O: 'Layout', BBox: node.bbox.map((value) => PDFNumber.of(Math.round(value * 100) / 100)) }));
+      text += `/A<</O/Layout/BBox[${node.bbox.map((value) => String(Math.round(value * 100) / 100)).join(' ')}]>>`;
     }
-    context.assign(ref, dict);
-    // Pushed in reverse so the kids are written in reading order (only object numbers depend on it).
-    for (let i = node.kids.length - 1; i >= 0; i--) {
-      const kid = node.kids[i] as StructureNode | ContentKid | AnnotationKid;
-      if (isNode(kid)) stack.push({ node: kid, parent: ref });
-    }
+    context.assign(PDFRef.of(self), new SerializedObject(`${text}>>`));
   }
 
-  const nums = PDFArray.withContext(context);
+  let nums = '';
   pages.pages.forEach((pageRef, index) => {
     const page = context.lookup(pageRef, PDFDict);
     page.set(PDFName.of('StructParents'), PDFNumber.of(index));
     // PDF/UA-1 7.18.3: tab order follows the structure on every page with annotations.
     if ((pages.annotations[index]?.length ?? 0) > 0) page.set(PDFName.of('Tabs'), PDFName.of('S'));
-    nums.push(PDFNumber.of(index));
     // Every MCID of a page is owned (the canvas numbers them 0.. as it opens them), so the array has no holes.
-    nums.push(context.register(context.obj(owners[index] as PDFRef[])));
+    let array = '';
+    for (const owner of owners[index] as number[]) array += ` ${owner} 0 R`;
+    const arrayRef = context.register(new SerializedObject(`[${array.slice(1)}]`));
+    nums += ` ${index} ${arrayRef.objectNumber} 0 R`;
   });
   annotationOwners.forEach((owner, index) => {
-    nums.push(PDFNumber.of(pages.pages.length + index));
-    nums.push(owner);
+    nums += ` ${pages.pages.length + index} ${owner} 0 R`;
   });
-  const parentTree = context.obj({});
-  parentTree.set(PDFName.of('Nums'), nums);
-  context.assign(
-    rootRef,
-    context.obj({
-      Type: 'StructTreeRoot',
-      K: elementRefs.get(tree.root) as PDFRef,
-      ParentTree: context.register(parentTree),
-      ParentTreeNextKey: pages.pages.length + annotationOwners.length,
-    }),
-  );
-  doc.catalog.set(PDFName.of('StructTreeRoot'), rootRef);
+  const parentTree = context.register(new SerializedObject(`<</Nums[${nums.slice(1)}]>>`));
+  const nextKey = pages.pages.length + annotationOwners.length;
+  const root = PDFRef.of(rootNumber);
+  context.assign(root, new SerializedObject(`<</Type/StructTreeRoot/K ${first} 0 R/ParentTree ${parentTree.objectNumber} 0 R/ParentTreeNextKey ${nextKey}>>`));
+  doc.catalog.set(PDFName.of('StructTreeRoot'), root);
   doc.catalog.set(PDFName.of('MarkInfo'), context.obj({ Marked: true }));
 }
 

@@ -14,6 +14,7 @@ import { CustomFont } from './custom-font.js';
 import { deflateWithZlib } from './pdf-deflate.js';
 import { embedSubsetsFaster } from './pdf-font-embed.js';
 import './pdf-stream-copy.js';
+import './pdf-writer-speed.js';
 import { passThroughPng } from './png.js';
 import { metricsOf, StandardFont } from './standard-font.js';
 import { writeOutline, type OutlineEntry } from './pdf-outline.js';
@@ -97,8 +98,8 @@ export interface Document extends FontSource {
   addPage(content: PageContent): void;
   setMetadata(metadata: Metadata): void;
   /**
-   * Makes the file a tagged PDF (PDF/UA-1) when saved: the structure tree, /MarkInfo, and the PDF/UA
-   * identification with dc:title in XMP. Metadata must carry the title and language (setMetadata).
+   * Makes the file a tagged PDF when saved: the structure tree and /MarkInfo; with `pdfUa`, also the
+   * PDF/UA identification with dc:title in XMP, and metadata must carry the title and language (setMetadata).
    */
   setStructure(tree: StructureTree): void;
   /** Gives the file an outline (bookmarks) of these entries, shown when it opens. */
@@ -309,7 +310,8 @@ class PdfLibDocument implements Document {
     const structure = this.#structure;
     if (structure !== undefined) writeStructure(this.doc, structure, { pages: this.#pageRefs, annotations: this.#annotationRefs });
     writeOutline(this.doc, this.#outline, this.#pageRefs);
-    if (structure !== undefined && this.pdfA === undefined) writeTaggedMetadata(this.doc, this.#metadata.title ?? '', this.#metadata.language ?? '');
+    const pdfUa = structure?.pdfUa === true;
+    if (pdfUa && this.pdfA === undefined) writeTaggedMetadata(this.doc, this.#metadata.title ?? '', this.#metadata.language ?? '');
     writeAttachments(this.doc, this.#attachments, this.createdAt);
     const pdfA = this.pdfA;
     if (pdfA !== undefined) {
@@ -323,10 +325,10 @@ class PdfLibDocument implements Document {
       // transparency in part 1 (images.ts flattens alpha), annotations
       // printable, embedded files only in part 3 (schema.ts).
       this.doc.setModificationDate(this.createdAt);
-      // A tagged file adds the PDF/UA identification, a Factur-X invoice its fx properties; each schema described for PDF/A.
+      // A PDF/UA file adds its identification, a Factur-X invoice its fx properties; each schema described for PDF/A.
       const facturX = this.#facturX;
-      const properties = [...(structure === undefined ? [] : [PDFUA_IDENTIFICATION]), ...(facturX === undefined ? [] : [facturXDescription(facturX)])];
-      const schemas = [...(structure === undefined ? [] : [PDFUA_EXTENSION_SCHEMA]), ...(facturX === undefined ? [] : [FACTUR_X_EXTENSION_SCHEMA])];
+      const properties = [...(pdfUa ? [PDFUA_IDENTIFICATION] : []), ...(facturX === undefined ? [] : [facturXDescription(facturX)])];
+      const schemas = [...(pdfUa ? [PDFUA_EXTENSION_SCHEMA] : []), ...(facturX === undefined ? [] : [FACTUR_X_EXTENSION_SCHEMA])];
       const extensions = schemas.length === 0 ? [] : [oneExtensionBag(schemas), ...properties];
       const part = pdfA[0] as '1' | '2' | '3';
       // pdf-lib's converter writes levels B and U (part 1: B); level A is converted at the level below and claimed after.

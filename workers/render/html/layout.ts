@@ -21,6 +21,7 @@ import type { Block, ImageBlock, ListBlock, QuoteBlock, TextBlock } from './bloc
 import { fitImage } from './image.js';
 import { preLines } from './pre.js';
 import { drawHtmlTable, TABLE_PADDING } from './table.js';
+import { htmlAltRequired } from '../tagging/alt-check.js';
 import type { Element, Structure } from '../tagging/structure.js';
 
 export interface Box {
@@ -224,17 +225,13 @@ export class HtmlLayout {
   async #image(block: ImageBlock, box: Box): Promise<void> {
     const { flow } = this.context;
     const structure = this.#structure;
-    if (structure !== undefined && block.alt === undefined) {
-      throw new RenderError([
-        { field: this.field, code: 'REQUIRED', message: 'an <img> has no alt attribute: a tagged PDF (output.tagged, or pdf_a level a: 1a, 2a, 3a) reads out every image, so describe it in alt, or give alt="" for a decorative one' },
-      ]);
-    }
+    if (structure?.pdfUa === true && block.alt === undefined) throw new RenderError([htmlAltRequired(this.field)]);
     const image = await loadImage(this.context, block.bytes, this.field);
     const pageHeight = Math.max(1, flow.page.height - flow.margins.top - flow.margins.bottom);
     const [width, height] = fitImage(image, block.width, block.height, box.width, pageHeight);
     const top = this.#place(height);
     // Width and height both given stretch the image to them, as browsers do.
-    if (structure !== undefined) structure.enter(structure.figure(block.alt ?? ''));
+    if (structure !== undefined) structure.enter(structure.figure(block.alt));
     drawImage(flow.page, image, flow.left + box.left + (box.width - width) * IMAGE_SHARE[block.align], top, width, height, 'fill');
     structure?.close();
     this.#drawMarkers(top + height);

@@ -9,6 +9,7 @@ import { decodeBase64Field, RenderError } from '../errors.js';
 import { points } from '../fields.js';
 import type { OperationType } from '../context.js';
 import { MAX_IMAGE_BYTES, boxSize, drawImage, flowImage, loadImage } from '../images.js';
+import { imageAltRequired } from '../tagging/alt-check.js';
 
 const schema = v.pipe(
   v.strictObject({
@@ -47,16 +48,14 @@ export const addImage: OperationType<typeof schema> = {
   schema,
   async run(op, context, at) {
     const { flow } = context;
-    if (flow.structure !== undefined && op.alt === undefined) {
-      throw new RenderError([
-        { field: `${at}.alt`, code: 'REQUIRED', message: 'a tagged PDF (output.tagged, or pdf_a level a: 1a, 2a, 3a) reads out every image: describe it in alt, or give alt "" for a decorative one' },
-      ]);
+    if (flow.structure?.pdfUa === true && op.alt === undefined) {
+      throw new RenderError([imageAltRequired(`${at}.alt`)]);
     }
     const field = `${at}.data`;
     const bytes = decodeBase64Field(op.data, MAX_IMAGE_BYTES, field, { 'too-large': 'IMAGE_TOO_LARGE', invalid: 'INVALID_FORMAT' });
     const image = await loadImage(context, bytes, field);
     const { structure } = flow;
-    if (structure !== undefined) structure.enter(structure.figure(op.alt ?? ''));
+    if (structure !== undefined) structure.enter(structure.figure(op.alt));
     if (op.x !== undefined && op.y !== undefined) {
       const [width, height] = boxSize(image, op, flow.width);
       drawImage(flow.page, image, op.x, op.y, width, height, op.fit);

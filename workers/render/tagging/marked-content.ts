@@ -2,8 +2,9 @@
 // every text and image drawn inside a sequence whose MCID its structure
 // element owns, every path inside /Artifact, as PDF/UA-1 7.1 asks. A
 // sequence stays open while consecutive drawing belongs to the same place,
-// so a paragraph's lines are one sequence, not one per word; the canvas ends
-// its text object before a sequence changes, so BDC/EMC never cut a BT/ET.
+// so a paragraph's lines are one sequence, not one per word; the canvas
+// closes a sequence where it opened, inside or outside a text object, so
+// BDC/EMC never cut a BT/ET.
 import type { Artifact, Element, Structure } from './structure.js';
 
 /** Decoration drawn as paths (rules, borders, fills, underlines). */
@@ -23,18 +24,22 @@ export class PageMarks {
     private readonly page: object,
   ) {}
 
-  /** Operators that put what is drawn next where it belongs; undefined when the open sequence already fits. */
-  switchTo(kind: ContentKind): string | undefined {
+  /** Where what is drawn next belongs, when the open sequence is not that place (and no /ActualText span is open); undefined when it fits. */
+  next(kind: ContentKind): Element | Artifact | undefined {
     if (this.#spans > 0) return undefined;
     const target = kind === 'path' ? PATHS : this.structure.target;
     const open = this.#open;
     if (open === target || (open !== undefined && 'artifact' in open && 'artifact' in target && open.artifact === target.artifact)) return undefined;
+    return target;
+  }
+
+  /** The operator that opens a sequence for `target` (next()'s answer), once the open one is closed. */
+  begin(target: Element | Artifact): string {
     this.#open = target;
-    const end = open === undefined ? '' : 'EMC\n';
-    if ('artifact' in target) return end + (target.artifact === undefined ? '/Artifact BMC' : `/Artifact <</Type /${target.artifact}>> BDC`);
+    if ('artifact' in target) return target.artifact === undefined ? '/Artifact BMC' : `/Artifact <</Type /${target.artifact}>> BDC`;
     const mcid = this.#nextMcid++;
     target.kids.push({ page: this.page, mcid });
-    return `${end}/${target.role} <</MCID ${mcid}>> BDC`;
+    return `/${target.role} <</MCID ${mcid}>> BDC`;
   }
 
   beginSpan(): void {
@@ -45,7 +50,7 @@ export class PageMarks {
     this.#spans--;
   }
 
-  /** The operator that closes the open sequence at the end of the page, if one is open. */
+  /** The operator that closes the open sequence, if one is open. */
   close(): string | undefined {
     if (this.#open === undefined) return undefined;
     this.#open = undefined;

@@ -6,7 +6,6 @@
 // is content outside the tree (headers, footers, page numbers, repeated
 // table headers, decorative images). Paths (rules, borders, fills)
 // are always artifacts: every path this engine draws is decoration.
-import type { AnnotationKid, ContentKid, StructureNode } from '../../seams/pdf.js';
 
 /** A structure element under construction; `page` of its content is the canvas until the document knows page numbers. */
 export interface Element {
@@ -43,10 +42,20 @@ export interface Artifact {
 export const PAGINATION: Artifact = Object.freeze({ artifact: 'Pagination' });
 export const DECORATION: Artifact = Object.freeze({ artifact: undefined });
 
+export interface StructureOptions {
+  /** A PDF/UA-1 file (output.tagged): every image needs its alternate text (ISO 14289-1 7.3). */
+  readonly pdfUa: boolean;
+}
+
 export class Structure {
   readonly root: Element = { role: 'Document', kids: [] };
+  readonly pdfUa: boolean;
   /** Open elements, innermost last, and artifact spans (nothing drawn inside one joins the tree). */
   readonly #stack: (Element | Artifact)[] = [this.root];
+
+  constructor(options: StructureOptions) {
+    this.pdfUa = options.pdfUa;
+  }
 
   /** Where content drawn now belongs: an element, or an artifact. */
   get target(): Element | Artifact {
@@ -102,26 +111,16 @@ export class Structure {
     return this.child('Link', { uri, alt: uri.startsWith('mailto:') ? `Email ${uri.slice('mailto:'.length)}` : `Link to ${uri}` });
   }
 
-  /** Where an image goes: a Figure with its alternate text, or decoration (an artifact) when the text is empty (alt="" in HTML's sense). */
-  figure(alt: string): Element | Artifact {
+  /**
+   * Where an image goes: a Figure with its alternate text, or decoration (an
+   * artifact) when the text is empty (alt="" in HTML's sense). An image
+   * given no alt at all (a file that is tagged but not PDF/UA) is a Figure
+   * without /Alt, as Chromium tags an <img> without one: a reader still
+   * finds a figure there.
+   */
+  figure(alt: string | undefined): Element | Artifact {
+    if (alt === undefined) return this.child('Figure');
     return alt.trim() === '' ? DECORATION : this.child('Figure', { alt });
-  }
-
-  /** The tree for the PDF seam, with each page object replaced by its index. */
-  finish(pageIndex: (page: object) => number): StructureNode {
-    const convert = (element: Element): StructureNode => ({
-      role: element.role,
-      ...(element.alt === undefined ? {} : { alt: element.alt }),
-      ...(element.scope === undefined ? {} : { scope: element.scope }),
-      ...(element.colSpan === undefined ? {} : { colSpan: element.colSpan }),
-      ...(element.bbox === undefined ? {} : { bbox: element.bbox }),
-      kids: element.kids.map((kid): StructureNode | ContentKid | AnnotationKid => {
-        if ('role' in kid) return convert(kid);
-        if ('mcid' in kid) return { page: pageIndex(kid.page), mcid: kid.mcid };
-        return { page: pageIndex(kid.page), link: kid.link };
-      }),
-    });
-    return convert(this.root);
   }
 
   /** The innermost open element (an artifact span holds no elements: its elements go to the one around it). */
