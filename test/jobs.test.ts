@@ -3,6 +3,8 @@
 // guarantee that a job backlog does not starve synchronous renders.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { KEYS, bearer } from './helpers/keys.js';
 import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
@@ -33,6 +35,12 @@ async function until(s: TestServer, id: string, status: string, timeoutMs = 15_0
   await waitFor(async () => (job = await read(await poll(s, id))).status === status, { timeoutMs, what: `job ${id} reaching ${status}` });
   return job as Job;
 }
+
+/** The embedded store's journal (README, Jobs: Durability) as it is on disk now. */
+const journal = (dataDir: string): Buffer => {
+  const path = join(dataDir, 'jobs', 'journal');
+  return existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+};
 
 async function waitForQueued(s: TestServer, count: number): Promise<void> {
   await waitFor(() => s.server.pool.stats.queued === count, { what: `${count} waiting tasks in the pool` });
@@ -202,6 +210,65 @@ describe('job durability and policy', () => {
     assert.equal(result.status, 200);
     assert.match(await pdfToText(new Uint8Array(await result.arrayBuffer())), /before restart/);
     await until(after, interrupted.job_id, 'completed');
+  });
+
+  test('a submission is written while a worker validates it, and answered 201 once both are done', async (t) => {
+    const g = gate();
+    const dataDir = temporaryDataDir();
+    const s = await startTestServer({ PLATEN_DATA_DIR: dataDir }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    t.after(() => g.open());
+    const response = submit(s, { ...textDocument('written while validated'), fault: 'block_validation' });
+    await g.blocked(1);
+    await waitFor(() => journal(dataDir).includes('written while validated'), { what: 'the request in the journal while its validation is held' });
+    g.open();
+    const answered = await response;
+    assert.equal(answered.status, 201);
+    await until(s, (await read(answered)).job_id, 'completed');
+  });
+
+  test('a request found invalid after it was written is removed before its 422: a restart does not bring it back', async (t) => {
+    const g = gate();
+    const dataDir = temporaryDataDir();
+    const first = await startTestServer({ PLATEN_DATA_DIR: dataDir }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => g.open());
+    const refused = submit(first, { operations: [], page_size: 'Z9', fault: 'block_validation' }, { 'idempotency-key': 'order-9' });
+    await g.blocked(1);
+    await waitFor(() => journal(dataDir).includes('"Z9"'), { what: 'the invalid request in the journal while its validation is held' });
+    g.open();
+    const problem = await refused;
+    assert.equal(problem.status, 422);
+    assert.equal((await readProblem(problem)).slug, 'validation-failed');
+    await first.close();
+
+    // Had the job stayed in the journal, the key would come back bound to it (another body: 409).
+    const after = await startTestServer({ PLATEN_DATA_DIR: dataDir });
+    t.after(() => after.close());
+    const fixed = await submit(after, textDocument('fixed after a restart'), { 'idempotency-key': 'order-9' });
+    assert.equal(fixed.status, 201);
+    assert.equal(fixed.headers.get('idempotent-replayed'), null);
+  });
+
+  test('a submission the pool refuses at once (503) writes nothing', async (t) => {
+    const g = gate();
+    const dataDir = temporaryDataDir();
+    const s = await startTestServer({ PLATEN_DATA_DIR: dataDir, PLATEN_WORKERS: '1', PLATEN_MAX_QUEUE: '1' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    t.after(() => g.open());
+    const running = postJson(s.base, '/api/v1/render', { ...textDocument('holds the thread'), fault: 'block' });
+    await g.blocked(1);
+    const queued = postJson(s.base, '/api/v1/render', { ...textDocument('holds the queue'), fault: 'block' });
+    await waitForQueued(s, 1);
+    const response = await submit(s, textDocument('refused at once'));
+    assert.equal(response.status, 503);
+    assert.equal((await readProblem(response)).slug, 'worker-pool-exhausted');
+    g.open();
+    assert.equal((await running).status, 200);
+    assert.equal((await queued).status, 200);
+    // The journal writes in order: once a later job is acknowledged, a write started for the refused one would be there too.
+    assert.equal((await submit(s, textDocument('acknowledged after it'))).status, 201);
+    assert.ok(journal(dataDir).includes('acknowledged after it'));
+    assert.equal(journal(dataDir).includes('refused at once'), false);
   });
 
   test('finished jobs are removed after PLATEN_JOB_RETENTION_S', async (t) => {

@@ -16,6 +16,7 @@ const SATURATED: Record<SaturationCause, string> = {
 /**
  * `options` are what workers/protocol.ts's TaskMap says the task takes.
  * `body` defaults to the request's; a route may hand the task a body of its own (a session's replay).
+ * `admitted` is called synchronously once the pool has taken the task (RunOptions.admitted).
  */
 export async function dispatch<Name extends TaskName>(
   pool: WorkerPool,
@@ -23,9 +24,10 @@ export async function dispatch<Name extends TaskName>(
   task: Name,
   options: OptionsOf<Name>,
   body: Body = context.body,
+  admitted?: () => void,
 ): Promise<ValueOf<Name>> {
   const client = context.principal === undefined ? undefined : pool.client(context.principal);
-  const result = await pool.run(task, { body: body.buffer, length: body.length, options }, context.gone, { client });
+  const result = await pool.run(task, { body: body.buffer, length: body.length, options }, context.gone, { client, admitted });
   if (result.ok) {
     const { outcome } = result;
     context.timings.taskMs = outcome.timings.taskMs;

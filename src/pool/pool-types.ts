@@ -78,6 +78,13 @@ export interface RunOptions {
   readonly client?: FairClient;
   /** `background` (jobs) runs only on a thread no synchronous task is waiting for, and is never refused for a full queue. */
   readonly priority?: Priority;
+  /**
+   * Called synchronously, inside run(), once the task has a thread or a
+   * place in the queue (never for a task refused at once): the caller may
+   * start work that only an admitted task needs, such as a job's durable
+   * write, so that it overlaps the wait and the task.
+   */
+  readonly admitted?: () => void;
 }
 
 export interface PoolStats {

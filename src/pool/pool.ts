@@ -159,6 +159,7 @@ export class WorkerPool {
       this.#breaker.release();
       return { ok: false, reason: 'saturated', cause: refused, retryAfterSeconds: this.#retryAfterSeconds(ticket) };
     }
+    options.admitted?.();
     // One abort per task, fed by a timer and the caller's signal. Not
     // AbortSignal.any/AbortSignal.timeout: on Node 20 composites with timeout
     // sources and listeners are retained forever (nodejs/node#54614, #55351);

@@ -86,8 +86,8 @@ export class FileJobStore implements JobStore {
     this.#records.set(record.id, record);
     if (bodyAt !== undefined) this.#bodyAt.set(record.id, bodyAt);
     if (body.byteLength > 0 && this.#bodyBytes + body.byteLength <= BODY_CACHE_BYTES) {
-      // A copy: the caller's bytes may live in a buffer that is reused or transferred.
-      this.#bodies.set(record.id, body.slice());
+      // Kept as given (JobStore.create: the body is handed over), so a job's body is copied once, by the route.
+      this.#bodies.set(record.id, body);
       this.#bodyBytes += body.byteLength;
     }
   }

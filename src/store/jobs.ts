@@ -22,7 +22,11 @@ export interface JobRecord {
 export type JobPatch = Partial<Pick<JobRecord, 'status' | 'startedAt' | 'completedAt' | 'error'>>;
 
 export interface JobStore {
-  /** Records the job and its request body durably before the client is told it exists. */
+  /**
+   * Records the job and its request body durably before the client is told
+   * it exists. The body is handed over: the store may keep it (the caller
+   * neither changes nor transfers it afterwards).
+   */
   create(record: JobRecord, body: Uint8Array): Promise<void>;
   get(id: string): Promise<JobRecord | undefined>;
   /**
