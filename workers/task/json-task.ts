@@ -60,7 +60,9 @@ export interface JsonTaskOptions {
   /**
    * Keys whose values are files in base64 (font_data, image_data, pdf_data,
    * pdf, pdf_a, pdf_b, ...), at any depth: read from the raw body
-   * (binary-fields.ts) and decoded once.
+   * (binary-fields.ts) and decoded once, into a DecodedBase64 rather than a
+   * string, so the schema declares each with base64Member() and the
+   * handler reads it with decodeBase64.
    */
   readonly binaryFields?: readonly string[];
 }
@@ -102,10 +104,12 @@ function requestTask<Schema extends v.GenericSchema, Options, Value extends Task
   taskOptions: JsonTaskOptions,
   work: (request: v.InferOutput<Schema>, options: Options) => Promise<Value>,
 ): Task<Options, Value> {
+  // Files come to the handler decoded, as DecodedBase64 (JsonTaskOptions.binaryFields).
+  const readOptions = { ...taskOptions, binaryAs: 'bytes' } as const;
   return async (input: TaskInput<Options>): Promise<Outcome<Value>> => {
     const started = performance.now();
     const timings = () => ({ taskMs: performance.now() - started });
-    const read = readJsonRequest(input.body, input.length, schema, taskOptions);
+    const read = readJsonRequest(input.body, input.length, schema, readOptions);
     if (!read.ok) return { ok: false, code: read.code, detail: read.detail, ...(read.errors === undefined ? {} : { errors: read.errors }), timings: timings() };
     let value: Value;
     const budget = openDecodedBudget();
