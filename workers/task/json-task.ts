@@ -1,7 +1,9 @@
 // The shape every accelerator task shares: a JSON request body parsed and
 // validated here (never on the main thread), a handler that does the work,
 // and the `data` member of the envelope serialised here as bytes that the
-// main thread splices into the envelope without parsing them again.
+// main thread splices into the envelope without parsing them again (files
+// in it as Base64Answer, written as base64 straight from their bytes:
+// json-answer.ts).
 import { performance } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import type * as v from 'valibot';
@@ -9,6 +11,7 @@ import type { AccelFailureCode, AccelValue, FieldError, Outcome, Task, TaskInput
 import '../seams/decoder-budget.js';
 import { openDecodedBudget, type DecodedBudget } from '../untrusted/decoded-bytes.js';
 import { forgetDecoded } from './base64.js';
+import { serializeAnswer } from './json-answer.js';
 import { readJsonRequest } from './json-request.js';
 import { movable, ownBuffer } from './transfer.js';
 
@@ -54,8 +57,6 @@ export class TaskFailure extends Error {
   }
 }
 
-const encoder = new TextEncoder();
-
 export interface JsonTaskOptions {
   /**
    * Keys whose values are files in base64 (font_data, image_data, pdf_data,
@@ -74,7 +75,7 @@ export function jsonTask<Schema extends v.GenericSchema, Options>(
 ): Task<Options, AccelValue> {
   return requestTask(schema, taskOptions, async (request, options): Promise<AccelValue> => {
     const result = await handler(request, options);
-    return { body: ownBuffer(encoder.encode(JSON.stringify(result.data))), mediaType: result.mediaType ?? 'application/json', meta: { workerId: threadId, cached: result.cached === true } };
+    return { body: ownBuffer(serializeAnswer(result.data)), mediaType: result.mediaType ?? 'application/json', meta: { workerId: threadId, cached: result.cached === true } };
   });
 }
 
