@@ -104,7 +104,7 @@ export function readBody(res: HttpResponse, declared: number | undefined, limit:
   const initial = declared ?? Math.min(INITIAL_CAPACITY, limit);
   if (declared === undefined && !hold(initial)) return Promise.reject(new BodyError('over-budget'));
   return new Promise((resolve, reject) => {
-    let buffer = new ArrayBuffer(initial);
+    let buffer = declared === undefined ? new ArrayBuffer(initial) : unzeroed(initial);
     let bytes = new Uint8Array(buffer);
     let length = 0;
     let settled = false;
@@ -156,6 +156,20 @@ export function readBody(res: HttpResponse, declared: number | undefined, limit:
       }
     });
   });
+}
+
+/**
+ * A buffer of its own (transferable: not from Buffer's pool) whose bytes
+ * are not zeroed first, for a body of declared length: it is resolved only
+ * once every byte has been written (a shorter or longer body fails and the
+ * buffer is dropped), so the zeroing would be overwritten whole. It was
+ * glibc's calloc memset: 38 of 547 cpu-clock samples of the main thread
+ * (7%, ~0.15 ms a request) under 2.3 MB image-compress bodies (perf record
+ * -e cpu-clock). A chunked body's buffer grows past its length, and that
+ * tail, which a worker is handed too, stays zeroed (new ArrayBuffer).
+ */
+function unzeroed(bytes: number): ArrayBuffer {
+  return Buffer.allocUnsafeSlow(bytes).buffer as ArrayBuffer;
 }
 
 /** Parses a Content-Length header: undefined when absent, NaN when malformed. */

@@ -1,15 +1,19 @@
 // The raw-bytes reader of large base64 fields (workers/task/binary-fields.ts):
-// whenever it answers, the answer is JSON.parse's; when it cannot be exact
-// it declines, and the task parses the whole body as before, so errors are
-// unchanged (readJsonRequest is checked against the plain path too). An
-// answer overwrites each cut-out value in the body with its decoded bytes
-// (the body is the task's own), so expectations are read from the body first.
+// whenever it answers, the answer is JSON.parse's (in 'bytes' mode, with
+// each cut-out string as a DecodedBase64 of the bytes decodeBase64 makes of
+// it); when it cannot be exact it declines, and the task parses the whole
+// body as before, so errors are unchanged (readJsonRequest is checked
+// against the plain path too). An answer overwrites each cut-out value in
+// the body with its decoded bytes (the body is the task's own), so
+// expectations are read from the body first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import * as v from 'valibot';
-import { parseWithBinaryFields } from '../../workers/task/binary-fields.js';
-import { readJsonRequest } from '../../workers/task/json-request.js';
+import { decodeBase64, forgetDecoded } from '../../workers/task/base64.js';
+import { parseWithBinaryFields, type BinaryAs } from '../../workers/task/binary-fields.js';
+import { base64Member, DecodedBase64 } from '../../workers/task/decoded-member.js';
+import { readJsonRequest, type JsonRequest } from '../../workers/task/json-request.js';
 
 const KEYS = ['data', 'image_data', 'pdf'];
 const BIG = randomBytes(3000).toString('base64'); // 4000 characters
@@ -18,17 +22,50 @@ function bytesOf(text: string | Buffer): Uint8Array {
   return typeof text === 'string' ? new TextEncoder().encode(text) : new Uint8Array(text);
 }
 
-/** The reader's answer, which must be JSON.parse's whenever there is one; returns whether it answered. */
+/** The reader's answer in both modes, which must be JSON.parse's whenever there is one; returns whether it answered (both modes answer alike). */
 function agrees(body: string | Buffer, minLength = 16): boolean {
+  const text = agreesAs('text', body, minLength);
+  assert.equal(agreesAs('bytes', body, minLength), text, 'both modes cut the same values');
+  return text;
+}
+
+function agreesAs(as: BinaryAs, body: string | Buffer, minLength: number): boolean {
   const bytes = bytesOf(body);
   const before = Buffer.from(bytes);
-  const fast = parseWithBinaryFields(bytes, KEYS, minLength);
+  const fast = parseWithBinaryFields(bytes, KEYS, minLength, as);
   if (fast === undefined) {
     assert.deepEqual(Buffer.from(bytes), before, 'a declined body is left as it came, for the whole-body parse');
     return false;
   }
-  assert.deepEqual(fast.value, JSON.parse(before.toString('utf8')));
+  const parsed: unknown = JSON.parse(before.toString('utf8'));
+  if (as === 'text') assert.deepEqual(fast.value, parsed);
+  else sameAsParsed(fast.value, parsed, '(body)');
+  forgetDecoded();
   return true;
+}
+
+/**
+ * A 'bytes' answer against JSON.parse's: the same, but that each cut-out
+ * string is a DecodedBase64 of what decodeBase64 makes of that string, with
+ * the length of its text (less a data: URI's prefix).
+ */
+function sameAsParsed(fast: unknown, parsed: unknown, path: string): void {
+  if (fast instanceof DecodedBase64) {
+    assert.equal(typeof parsed, 'string', path);
+    const expected = decodeBase64(parsed as string, 1 << 30);
+    assert.ok(expected instanceof Uint8Array, path);
+    assert.deepEqual(Buffer.from(fast.bytes), Buffer.from(expected), path);
+    assert.equal(fast.textLength, (parsed as string).replace(/^data:[\w.+/-]*;base64,/, '').length, path);
+    return;
+  }
+  if (typeof fast !== 'object' || fast === null || typeof parsed !== 'object' || parsed === null) {
+    assert.deepEqual(fast, parsed, path);
+    return;
+  }
+  assert.equal(Array.isArray(fast), Array.isArray(parsed), path);
+  assert.equal(Object.getPrototypeOf(fast), Object.getPrototypeOf(parsed), path);
+  assert.deepEqual(Object.keys(fast), Object.keys(parsed), path);
+  for (const key of Object.keys(fast)) sameAsParsed((fast as Record<string, unknown>)[key], (parsed as Record<string, unknown>)[key], `${path}.${key}`);
 }
 
 test('top-level and nested fields are read from the bytes, the rest parsed', () => {
@@ -124,6 +161,48 @@ test('readJsonRequest answers the same with and without binary fields', () => {
   }
 });
 
+test("readJsonRequest in 'bytes' mode: the plain path's errors, and the member decoded where the plain path has its string", () => {
+  // Longer than MIN_CUT_LENGTH, which readJsonRequest uses: these values are cut where they can be.
+  const LONG = randomBytes(6000).toString('base64');
+  const schema = v.strictObject({ image_data: base64Member(v.pipe(v.string(), v.minLength(1, 'must be base64 image data'))), n: v.optional(v.number()) });
+  const bodies = [
+    JSON.stringify({ image_data: LONG, n: 1 }),
+    JSON.stringify({ image_data: `data:image/png;base64,${LONG}` }),
+    JSON.stringify({ image_data: LONG, n: 'one' }),
+    JSON.stringify({ image_data: LONG, extra: true }),
+    JSON.stringify({ image_data: '' }),
+    JSON.stringify({ image_data: 12345 }),
+    JSON.stringify({ image_data: [LONG] }),
+    JSON.stringify({ image_data: `${LONG.slice(0, 99)}*${LONG.slice(100)}` }),
+    `{"image_data": "${LONG}"`,
+    `{"image_data": "${LONG}", "image_data": 5}`,
+    `[{"image_data": "${LONG}"}]`,
+  ];
+  for (const text of bodies) {
+    const bytes = bytesOf(text);
+    const body = () => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const fast: JsonRequest<unknown> = readJsonRequest(body(), bytes.byteLength, schema, { binaryFields: ['image_data'], binaryAs: 'bytes' });
+    const plain: JsonRequest<unknown> = readJsonRequest(body(), bytes.byteLength, schema);
+    if (!plain.ok || !fast.ok) assert.deepEqual(fast, plain, text.slice(0, 40));
+    else sameAsParsed(fast.value, plain.value, text.slice(0, 40));
+  }
+  const one = bytesOf(JSON.stringify({ image_data: LONG }));
+  const decoded = readJsonRequest(one.buffer as ArrayBuffer, one.byteLength, schema, { binaryFields: ['image_data'], binaryAs: 'bytes' });
+  assert.ok(decoded.ok && decoded.value.image_data instanceof DecodedBase64, 'a long canonical value arrives decoded');
+});
+
+test('base64Member: what is not already decoded gets its text schema\'s issues, unchanged', () => {
+  const texts = [v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')), v.string('must be the font as a base64 string')];
+  for (const text of texts) {
+    const member = base64Member(text);
+    for (const input of [12345, '', null, undefined, [], {}, true, 'AAAA', BIG]) {
+      assert.deepEqual(v.safeParse(member, input).issues?.map((issue) => [issue.type, issue.message]), v.safeParse(text, input).issues?.map((issue) => [issue.type, issue.message]), String(input).slice(0, 20));
+    }
+    const decoded = new DecodedBase64(new Uint8Array(3), 4);
+    assert.equal(v.parse(member, decoded), decoded, 'a decoded member passes as it is');
+  }
+});
+
 test('values that are not base64 as they stand are left to JSON.parse and decodeBase64', async () => {
   const { decodeBase64 } = await import('../../workers/task/base64.js');
   for (const value of [`${BIG.slice(0, 99)}*${BIG.slice(100)}`, `${BIG.slice(0, 99)} ${BIG.slice(100)}`, `data:;base64 ${BIG}`, `AB${BIG.slice(0, -2)}`]) {
@@ -150,4 +229,18 @@ test('decoded bytes are written over their base64 in the body, and remembered fr
   forgetDecoded();
   // Once forgotten, the string is decoded again (the body no longer holds it).
   assert.deepEqual(Buffer.from(decodeBase64(parsed.documents[0]?.pdf as string, 1 << 20) as Uint8Array), files[0]);
+});
+
+test("'bytes' mode: no string of the value, its bytes written over its base64 in the body", () => {
+  const files = [randomBytes(5000), randomBytes(7001)];
+  const body = bytesOf(JSON.stringify({ documents: [{ pdf: files[0]?.toString('base64') }, { pdf: `data:application/pdf;base64,${files[1]?.toString('base64url')}` }] }));
+  const parsed = parseWithBinaryFields(body, KEYS, 16, 'bytes')?.value as { documents: Array<{ pdf: unknown }> } | undefined;
+  assert.ok(parsed !== undefined);
+  for (const [i, file] of files.entries()) {
+    const member: unknown = parsed.documents[i]?.pdf;
+    assert.ok(member instanceof DecodedBase64);
+    assert.deepEqual(Buffer.from(member.bytes), file);
+    assert.equal(member.bytes.buffer, body.buffer, 'a view of the body, not a buffer of its own');
+    assert.deepEqual(decodeBase64(member, 1 << 20), member.bytes);
+  }
 });

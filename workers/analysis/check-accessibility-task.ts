@@ -9,9 +9,10 @@ import { jsonTask, type JsonResult } from '../task/json-task.js';
 import { openFailure } from '../task/open-failure.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { checkAccessibility as check, UA_STANDARD } from './ua/check.js';
+import { base64Member } from '../task/decoded-member.js';
 
 const CheckAccessibilityRequest = v.strictObject({
-  pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password: v.optional(v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'))),
 });
 

@@ -12,12 +12,13 @@ import { isRanges, invalidSelection, parsePageSelection, type PageRange } from '
 import { decodePdfField } from '../task/pdf-field.js';
 import { jsonTask, type JsonResult } from '../task/json-task.js';
 import { compareDocuments } from './compare.js';
+import { base64Member } from '../task/decoded-member.js';
 
 const Password = v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'));
 
 const CompareRequest = v.strictObject({
-  pdf_a: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
-  pdf_b: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf_a: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
+  pdf_b: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password_a: v.optional(Password),
   password_b: v.optional(Password),
   mode: v.optional(v.picklist(['text', 'semantic'] as const, 'must be text or semantic'), 'semantic'),

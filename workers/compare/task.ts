@@ -16,10 +16,11 @@ import type { ReadOptions } from '../protocol.js';
 import { decodePdf, PageRange } from '../read/request.js';
 import { jsonTask, TaskFailure, type JsonResult } from '../task/json-task.js';
 import { compareDocuments } from './compare.js';
+import { base64Member } from '../task/decoded-member.js';
 
 const CompareRequest = v.strictObject({
-  pdf_a: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
-  pdf_b: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf_a: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
+  pdf_b: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password_a: v.optional(v.string()),
   password_b: v.optional(v.string()),
   options: v.optional(

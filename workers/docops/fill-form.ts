@@ -28,13 +28,14 @@ import { BoundedMap } from '../util/bounded-map.js';
 import { fieldListDrawer } from './field-list.js';
 import { fieldTextDrawer } from './field-text.js';
 import { checkValues } from './form-values.js';
+import { base64Member } from '../task/decoded-member.js';
 
 /** Fields in one request: far more than any form has, bounded so a request cannot ask for unbounded work. */
 export const MAX_FILLED_FIELDS = 10_000;
 const FALLBACK_FONT = 'DejaVuSans';
 
 const FillFormRequest = v.strictObject({
-  pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password: v.optional(Password),
   fields: v.pipe(
     v.record(v.string(), v.unknown()),

@@ -12,6 +12,7 @@ import { selectPages } from '../task/page-selection.js';
 import { assemblePages, type AssemblySource } from './assemble.js';
 import { DocumentMetadata, NO_DECODED_CAP, Password, PageSelectionText } from './fields.js';
 import { mapLinks, mapOutline, openSource, pageMap } from './structure.js';
+import { base64Member } from '../task/decoded-member.js';
 
 /** Documents in one merge: enough for any batch a person assembles, bounded for the qpdf command line. */
 export const MAX_MERGE_DOCUMENTS = 100;
@@ -20,7 +21,7 @@ const MergeRequest = v.strictObject({
   documents: v.pipe(
     v.array(
       v.strictObject({
-        pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+        pdf: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
         password: v.optional(Password),
         pages: v.optional(PageSelectionText),
       }),

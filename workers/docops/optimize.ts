@@ -24,6 +24,7 @@ import { decodePdfField } from '../task/pdf-field.js';
 import { placedImageSizes, type PlacedSize } from './content-walk.js';
 import { NO_DECODED_CAP, Password } from './fields.js';
 import { recodeImage, type RecodeSettings } from './image-recode.js';
+import { base64Member } from '../task/decoded-member.js';
 
 /** Settings of each profile, after Ghostscript's -dPDFSETTINGS (/screen 72 dpi, /ebook 150, /printer 300). */
 export const PROFILES = {
@@ -36,7 +37,7 @@ export const PROFILES = {
 export const DOWNSAMPLE_THRESHOLD = 1.5;
 
 const OptimizeRequest = v.strictObject({
-  pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password: v.optional(Password),
   profile: v.optional(v.picklist(['screen', 'ebook', 'printer']), 'ebook'),
   image_dpi: v.optional(v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(36, 'must be at least 36'), v.maxValue(2400, 'must be at most 2400'))),

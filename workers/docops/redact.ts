@@ -20,6 +20,7 @@ import { MAX_FORM_WALKS, MAX_OPERATIONS, TooMuchContent, type RedactionCounts } 
 import { ContentSyntaxError } from './redact/lexer.js';
 import { findAreas, patternSearch, phraseSearch, type Search } from './redact/find.js';
 import { boxThrough, invert, overlaps, type Box, type Matrix } from './redact/geometry.js';
+import { base64Member } from '../task/decoded-member.js';
 
 export const MAX_AREAS = 10_000;
 export const MAX_SEARCHES = 100;
@@ -29,7 +30,7 @@ const Coordinate = v.pipe(v.number(), v.finite());
 const Extent = v.pipe(v.number(), v.finite(), v.gtValue(0, 'must be greater than 0'));
 
 const RedactRequest = v.strictObject({
-  pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password: v.optional(Password),
   areas: v.optional(
     v.pipe(

@@ -15,13 +15,14 @@ import { invalidSelection, selectPages } from '../task/page-selection.js';
 import { assemblePages } from './assemble.js';
 import { NO_DECODED_CAP, PageSelectionText, Password } from './fields.js';
 import { mapLinks, mapOutline, openSource, pageMap } from './structure.js';
+import { base64Member } from '../task/decoded-member.js';
 
 /** Parts in one ZIP: each is a qpdf run and a pdf-lib pass (~a few ms for small parts, measured in bench/). */
 export const MAX_SPLIT_PARTS = 1000;
 
 const SplitRequest = v.pipe(
   v.strictObject({
-    pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+    pdf: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
     password: v.optional(Password),
     pages: v.optional(PageSelectionText),
     ranges: v.optional(

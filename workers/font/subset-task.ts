@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import type { FontSubsetOptions } from '../protocol.js';
 import { decodeBase64 } from '../task/base64.js';
+import { base64Member } from '../task/decoded-member.js';
 import { BoundedMap } from '../util/bounded-map.js';
 import { TaskFailure, jsonTask } from '../task/json-task.js';
 import { FLAGS, discardSubsetter, subsetter, type SubsetSpec } from './harfbuzz.js';
@@ -34,7 +35,7 @@ const codepoint = v.pipe(
 );
 
 export const SubsetRequest = v.strictObject({
-  font_data: v.string('must be the font as a base64 string'),
+  font_data: base64Member(v.string('must be the font as a base64 string')),
   // The count is checked before the items, so an oversized list costs one
   // check; the items stop at the first bad one: reporting each of 131,072 bad
   // items cost 360 ms of a worker (measured), for errors[] that keeps 100.

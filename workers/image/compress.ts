@@ -10,6 +10,7 @@
 // sharp recommends for untrusted input) becomes 400 invalid-image-data; the
 // pipeline is built outside that net, so a mistake of ours stays a 500.
 import type { ImageCompressOptions } from '../protocol.js';
+import { Base64Answer } from '../task/json-answer.js';
 import { TaskFailure, jsonTask, type JsonResult } from '../task/json-task.js';
 import sharp, { type Sharp, type SharpOptions } from '../seams/vips.js';
 import { libvipsMessage } from '../untrusted/image-bytes.js';
@@ -25,7 +26,7 @@ export async function compressImage(request: CompressRequest, options: ImageComp
   const { data, info } = await encode(pipeline(input, chosen, options), input, chosen, options);
   return {
     data: {
-      image_data: data.toString('base64'),
+      image_data: new Base64Answer(data),
       original_size_bytes: input.bytes.byteLength,
       compressed_size_bytes: data.byteLength,
       width: info.width,

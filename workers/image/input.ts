@@ -10,6 +10,7 @@ import { decodeBase64 } from '../task/base64.js';
 import { TaskFailure } from '../task/json-task.js';
 import { ImageRefusal, readImageHeader, refusalOf, type RasterFormat } from '../untrusted/image-bytes.js';
 import type { Metadata } from '../seams/vips.js';
+import type { Base64Value } from '../task/decoded-member.js';
 
 export interface InputImage {
   readonly bytes: Uint8Array;
@@ -23,7 +24,7 @@ export interface InputImage {
   readonly greyscale: boolean;
 }
 
-export async function readInput(imageData: string, options: ImageCompressOptions): Promise<InputImage> {
+export async function readInput(imageData: Base64Value, options: ImageCompressOptions): Promise<InputImage> {
   const decoded = decodeBase64(imageData, options.maxImageBytes);
   if ('problem' in decoded) {
     if (decoded.problem === 'too-large') {

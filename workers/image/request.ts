@@ -3,6 +3,7 @@
 // ("max_widht") silently ignored would return an image the client did not
 // ask for.
 import * as v from 'valibot';
+import { base64Member } from '../task/decoded-member.js';
 
 /** What the endpoint writes. */
 export const OUTPUT_FORMATS = ['jpeg', 'png', 'webp', 'avif'] as const;
@@ -43,7 +44,7 @@ export const MAX_DIMENSION = 1_000_000;
 const whole = (min: number, max: number) => v.pipe(v.number(), v.integer('must be a whole number'), v.minValue(min, `must be at least ${min}`), v.maxValue(max, `must be at most ${max}`));
 
 export const CompressRequest = v.strictObject({
-  image_data: v.pipe(v.string(), v.minLength(1, 'must be base64 image data')),
+  image_data: base64Member(v.pipe(v.string(), v.minLength(1, 'must be base64 image data'))),
   format: v.optional(v.picklist(FORMAT_NAMES, `must be one of ${OUTPUT_FORMATS.join(', ')} (jpg is read as jpeg)`)),
   options: v.optional(
     v.strictObject({

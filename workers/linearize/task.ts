@@ -26,9 +26,10 @@ import { TaskFailure, jsonTask, type JsonResult } from '../task/json-task.js';
 import { QpdfTrap, runQpdf, type QpdfRun } from '../seams/qpdf.js';
 import { countSignatures, linearizedPageCount, looksTruncated, mentionsEncryption } from '../untrusted/pdf-scan.js';
 import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
+import { base64Member } from '../task/decoded-member.js';
 
 const LinearizeRequest = v.strictObject({
-  pdf_data: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf_data: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   options: v.optional(
     v.strictObject({
       optimize_for_web: v.optional(v.boolean(), false),

@@ -14,6 +14,7 @@ import { loadTokenizer, countTokens, TOKENIZER_NAME } from '../seams/tokenizer.j
 import { jsonTask, TaskFailure, type JsonResult } from '../task/json-task.js';
 import { chunkElements, type Chunk } from './chunk.js';
 import { readElements } from './document.js';
+import { base64Member, type Base64Value } from '../task/decoded-member.js';
 
 export const LanguageTag = v.pipe(v.string(), v.regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP 47 language tag, e.g. "en" or "pt-BR"'));
 
@@ -26,7 +27,7 @@ export const ChunkOptions = v.strictObject({
 });
 
 const ChunkRequest = v.strictObject({
-  pdf_data: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf_data: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password: v.optional(v.string()),
   options: v.optional(ChunkOptions, {}),
 });
@@ -52,7 +53,7 @@ export interface ChunkedDocument {
 
 /** Reads and chunks a PDF: shared by rag-chunk and the chunking step of rag-index. */
 export async function chunkPdf(
-  base64: string,
+  base64: Base64Value,
   password: string | undefined,
   options: v.InferOutput<typeof ChunkOptions>,
   limits: ReadOptions,

@@ -10,13 +10,14 @@ import { jsonTask, TaskFailure, type JsonResult } from '../task/json-task.js';
 import { chunkPdf, LanguageTag } from './chunk-task.js';
 import { DEFAULT_DIMENSIONS, embedText, LEXICAL_MODEL, MAX_DIMENSIONS, MIN_DIMENSIONS } from './lexical-embedding.js';
 import { VectorStoreSchema, vectorStoreRef } from './vector-store-ref.js';
+import { base64Member } from '../task/decoded-member.js';
 
 const INDEX_PLAN_MEDIA_TYPE: IndexPlanMediaType = 'application/vnd.platen.index-plan+json';
 
 export const NAMESPACE = v.pipe(v.string(), v.maxLength(128));
 
 const IndexRequest = v.strictObject({
-  pdf_data: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf_data: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password: v.optional(v.string()),
   vector_store: VectorStoreSchema,
   options: v.optional(

@@ -13,9 +13,10 @@ import { openReader } from './reader.js';
 import { decodePdf, LanguageHint, PageRange, selectPages, WorkBudget } from './request.js';
 import { pageTables } from './tables/page-tables.js';
 import type { Bookmark, DocumentInfo, FormField, PlacedImage, ReaderDocument } from './types.js';
+import { base64Member } from '../task/decoded-member.js';
 
 const ParseRequest = v.strictObject({
-  pdf_data: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf_data: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password: v.optional(v.string()),
   options: v.optional(
     v.strictObject({

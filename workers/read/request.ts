@@ -5,6 +5,7 @@ import * as v from 'valibot';
 import type { ReadOptions } from '../protocol.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { TaskFailure } from '../task/json-task.js';
+import type { Base64Value } from '../task/decoded-member.js';
 
 /** [first, last], 1-based, inclusive; `last` past the end is clamped. */
 export const PageRange = v.pipe(
@@ -15,7 +16,7 @@ export const PageRange = v.pipe(
 export const LanguageHint = v.pipe(v.string(), v.regex(/^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/, 'must be a BCP 47 language tag, e.g. "ja" or "th-TH"'));
 
 /** The PDF member decoded and pre-checked (task/pdf-field.ts), failures naming `field`. */
-export function decodePdf(base64: string, field: string): Uint8Array {
+export function decodePdf(base64: Base64Value, field: string): Uint8Array {
   return decodePdfField(base64, field);
 }
 

@@ -12,9 +12,10 @@ import { selectPages } from '../task/page-selection.js';
 import { layoutPage, pageText, type TextBlock } from './layout/page-layout.js';
 import { openReader } from './reader.js';
 import { WorkBudget } from './request.js';
+import { base64Member } from '../task/decoded-member.js';
 
 const ExtractTextRequest = v.strictObject({
-  pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password: v.optional(v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'))),
   pages: v.optional(v.pipe(v.string(), v.minLength(1, 'must select at least one page, e.g. "1-3,7"'), v.maxLength(10_000, 'must be at most 10000 characters'))),
   layout: v.optional(v.picklist(['plain', 'blocks'] as const), 'plain'),

@@ -19,6 +19,7 @@ import { NO_DECODED_CAP } from '../docops/fields.js';
 import { padesSignedData } from './cms.js';
 import { deploymentIdentity } from './deployment-identity.js';
 import { IdentityError, readPkcs12, type SigningIdentity } from './identity.js';
+import { base64Member } from '../task/decoded-member.js';
 
 /**
  * Bytes reserved for the DER CMS: a 4096-bit RSA signature with a chain of
@@ -39,7 +40,7 @@ const Extent = v.pipe(v.number(), v.minValue(MIN_BOX, `must be at least ${MIN_BO
 const FALLBACK_FONT = 'DejaVuSans';
 
 const SignRequest = v.strictObject({
-  pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   reason: v.optional(Text),
   location: v.optional(Text),
   contact_info: v.optional(Text),
@@ -54,7 +55,7 @@ const SignRequest = v.strictObject({
       text: v.optional(Text),
     }),
   ),
-  certificate: v.optional(v.strictObject({ p12: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')), password: v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters')) })),
+  certificate: v.optional(v.strictObject({ p12: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))), password: v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters')) })),
 });
 
 type SignRequest = v.InferOutput<typeof SignRequest>;

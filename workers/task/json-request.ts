@@ -6,10 +6,11 @@
 // `binaryFields` names the keys whose values are large base64 strings
 // (font_data, image_data, pdf_data, an operation's data, ...): they are read
 // from the raw bytes rather than through the body's string (binary-fields.ts,
-// issue 14), with the same result and the same errors.
+// issue 14), with the same result and the same errors; `binaryAs` says
+// whether the task gets them as strings or already decoded (DecodedBase64).
 import * as v from 'valibot';
 import type { FieldError } from '../protocol.js';
-import { parseWithBinaryFields } from './binary-fields.js';
+import { parseWithBinaryFields, type BinaryAs } from './binary-fields.js';
 import { NOT_AN_OBJECT, isJsonObject, parseJson } from './json.js';
 import { objectsRefuseArrays } from './object-shapes.js';
 import { summarize, toFieldErrors } from './validation.js';
@@ -17,6 +18,13 @@ import { summarize, toFieldErrors } from './validation.js';
 export interface JsonRequestOptions {
   /** Keys whose string values may be base64 files, at any depth. */
   readonly binaryFields?: readonly string[];
+  /**
+   * What those values become when read from the raw bytes: 'text' (the
+   * default; the string, decoded once for decodeBase64) or 'bytes' (a
+   * DecodedBase64 and no string at all: the schema declares each such key
+   * with base64Member()).
+   */
+  readonly binaryAs?: BinaryAs;
   /** An empty body is this value instead of malformed JSON (a session's POST .../pages may have no fields). */
   readonly emptyBody?: Record<string, unknown>;
   /**
@@ -42,7 +50,7 @@ export function readJsonRequest<Schema extends v.GenericSchema>(
   if (length === 0 && options.emptyBody !== undefined) {
     parsed = { ...options.emptyBody };
   } else {
-    const fast = options.binaryFields === undefined ? undefined : parseWithBinaryFields(new Uint8Array(body, 0, length), options.binaryFields);
+    const fast = options.binaryFields === undefined ? undefined : parseWithBinaryFields(new Uint8Array(body, 0, length), options.binaryFields, undefined, options.binaryAs);
     if (fast !== undefined) {
       parsed = fast.value;
     } else {

@@ -1,7 +1,9 @@
 // The shape every accelerator task shares: a JSON request body parsed and
 // validated here (never on the main thread), a handler that does the work,
 // and the `data` member of the envelope serialised here as bytes that the
-// main thread splices into the envelope without parsing them again.
+// main thread splices into the envelope without parsing them again (files
+// in it as Base64Answer, written as base64 straight from their bytes:
+// json-answer.ts).
 import { performance } from 'node:perf_hooks';
 import { threadId } from 'node:worker_threads';
 import type * as v from 'valibot';
@@ -9,6 +11,7 @@ import type { AccelFailureCode, AccelValue, FieldError, Outcome, Task, TaskInput
 import '../seams/decoder-budget.js';
 import { openDecodedBudget, type DecodedBudget } from '../untrusted/decoded-bytes.js';
 import { forgetDecoded } from './base64.js';
+import { serializeAnswer } from './json-answer.js';
 import { readJsonRequest } from './json-request.js';
 import { movable, ownBuffer } from './transfer.js';
 
@@ -54,13 +57,13 @@ export class TaskFailure extends Error {
   }
 }
 
-const encoder = new TextEncoder();
-
 export interface JsonTaskOptions {
   /**
    * Keys whose values are files in base64 (font_data, image_data, pdf_data,
    * pdf, pdf_a, pdf_b, ...), at any depth: read from the raw body
-   * (binary-fields.ts) and decoded once.
+   * (binary-fields.ts) and decoded once, into a DecodedBase64 rather than a
+   * string, so the schema declares each with base64Member() and the
+   * handler reads it with decodeBase64.
    */
   readonly binaryFields?: readonly string[];
 }
@@ -72,7 +75,7 @@ export function jsonTask<Schema extends v.GenericSchema, Options>(
 ): Task<Options, AccelValue> {
   return requestTask(schema, taskOptions, async (request, options): Promise<AccelValue> => {
     const result = await handler(request, options);
-    return { body: ownBuffer(encoder.encode(JSON.stringify(result.data))), mediaType: result.mediaType ?? 'application/json', meta: { workerId: threadId, cached: result.cached === true } };
+    return { body: ownBuffer(serializeAnswer(result.data)), mediaType: result.mediaType ?? 'application/json', meta: { workerId: threadId, cached: result.cached === true } };
   });
 }
 
@@ -102,10 +105,12 @@ function requestTask<Schema extends v.GenericSchema, Options, Value extends Task
   taskOptions: JsonTaskOptions,
   work: (request: v.InferOutput<Schema>, options: Options) => Promise<Value>,
 ): Task<Options, Value> {
+  // Files come to the handler decoded, as DecodedBase64 (JsonTaskOptions.binaryFields).
+  const readOptions = { ...taskOptions, binaryAs: 'bytes' } as const;
   return async (input: TaskInput<Options>): Promise<Outcome<Value>> => {
     const started = performance.now();
     const timings = () => ({ taskMs: performance.now() - started });
-    const read = readJsonRequest(input.body, input.length, schema, taskOptions);
+    const read = readJsonRequest(input.body, input.length, schema, readOptions);
     if (!read.ok) return { ok: false, code: read.code, detail: read.detail, ...(read.errors === undefined ? {} : { errors: read.errors }), timings: timings() };
     let value: Value;
     const budget = openDecodedBudget();

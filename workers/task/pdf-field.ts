@@ -5,11 +5,12 @@
 import { checkPdfBytes } from '../untrusted/pdf-bytes.js';
 import { decodeBase64 } from './base64.js';
 import { TaskFailure } from './json-task.js';
+import type { Base64Value } from './decoded-member.js';
 
 /** No cap of its own by default: the request body is already capped (the tier-payload limit). */
 const NO_CAP = 2 ** 31;
 
-export function decodePdfField(value: string, field: string, maxBytes: number = NO_CAP): Uint8Array {
+export function decodePdfField(value: Base64Value, field: string, maxBytes: number = NO_CAP): Uint8Array {
   const decoded = decodeBase64(value, maxBytes);
   if (!(decoded instanceof Uint8Array)) {
     throw TaskFailure.field(field, decoded.problem === 'too-large' ? 'TOO_LARGE' : 'INVALID_FORMAT', decoded.message);

@@ -23,9 +23,10 @@ import { openObjectsFor, READ_FIELDS } from '../forensic/forensic-analyze-task.j
 import { scanPages } from '../forensic/page-scan.js';
 import { attestationKey } from './attestation-key.js';
 import { runChecks, verdictOf, type PageFacts } from './checks.js';
+import { base64Member } from '../../task/decoded-member.js';
 
 const CertifyRequest = v.strictObject({
-  pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password: v.optional(v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'))),
   purpose: v.optional(v.picklist(['ingestion'] as const, 'must be ingestion'), 'ingestion'),
 });

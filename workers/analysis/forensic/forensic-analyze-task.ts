@@ -23,9 +23,10 @@ import { readMetadata } from './metadata.js';
 import { scanPages } from './page-scan.js';
 import { scanRevisions } from './revisions.js';
 import { findSignatures, reportSignatures, type SignedChange } from './signatures.js';
+import { base64Member } from '../../task/decoded-member.js';
 
 export const AnalysisRequest = v.strictObject({
-  pdf: v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data')),
+  pdf: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
   password: v.optional(v.pipe(v.string(), v.maxLength(1024, 'must be at most 1024 characters'))),
 });
 
