@@ -30,6 +30,8 @@ export const GROUPS: Readonly<Record<string, readonly string[]>> = {
   docops: ['merge', 'split', 'fill-form', 'extract-text'],
   docops2: ['redact', 'optimize', 'sign'],
   analysis: ['check-accessibility', 'compliance-check', 'forensic-analyze', 'ai-certify'],
+  // The 50-page letter of make bench's linearize pair (pairs.ts), plain and optimize_for_web.
+  linearize: ['linearize', 'linearize-web'],
 };
 
 export const ALL = Object.values(GROUPS).flat();
@@ -71,6 +73,12 @@ export async function largeBodyOperations(base: string, chosen: readonly string[
             return () => next().body();
           },
         });
+        break;
+      }
+      case 'linearize':
+      case 'linearize-web': {
+        const pdf = (await renderPages(base, 50)).toString('base64');
+        operations.push(fixed(name, '/v1/linearize', 'linearize', {}, json({ pdf_data: pdf, ...(name === 'linearize-web' ? { options: { optimize_for_web: true } } : {}) })));
         break;
       }
       case 'chunk':

@@ -5,6 +5,8 @@
 // copy is the same bytes) plus the Adler-32 of the whole, computed rather
 // than inflated: a 2 GiB stream costs ~2 MB and a few milliseconds to write.
 // Deflated once more ([/FlateDecode /FlateDecode]) it shrinks to a few KB.
+// The other encodings (one Flate layer, LZW, ASCII85 over Flate) are for
+// qpdf, which decodes some filters and copies others (seams/qpdf-decodes.ts).
 import { constants, deflateRawSync, deflateSync } from 'node:zlib';
 import { photoJpeg } from './images.js';
 
@@ -37,10 +39,26 @@ export function zlibOfRepeated(size: number, fill = 0x20, head: Buffer = Buffer.
   return Buffer.concat([Buffer.from([0x78, 0xda]), headBlock, ...Array<Buffer>(size / CHUNK).fill(block), Buffer.from([0x03, 0x00]), trailer]);
 }
 
-/** A stream object of `size` decoded bytes of `fill`, deflated twice. */
-function bombStream(size: number, extraDict = '', fill = 0x20): Buffer {
-  const data = deflateSync(zlibOfRepeated(size, fill));
-  return Buffer.concat([Buffer.from(`<< /Length ${data.length} /Filter [/FlateDecode /FlateDecode]${extraDict} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+/** How a bomb's bytes are encoded: Flate twice (the default), Flate once, LZW, or ASCII85 over Flate. */
+export type BombEncoding = 'flate2' | 'flate' | 'lzw' | 'a85-flate';
+
+function encoded(size: number, fill: number, encoding: BombEncoding): { data: Buffer; filter: string } {
+  switch (encoding) {
+    case 'flate2':
+      return { data: deflateSync(zlibOfRepeated(size, fill)), filter: '[/FlateDecode /FlateDecode]' };
+    case 'flate':
+      return { data: zlibOfRepeated(size, fill), filter: '/FlateDecode' };
+    case 'lzw':
+      return { data: lzwEncode(Buffer.alloc(size, fill)), filter: '/LZWDecode' };
+    case 'a85-flate':
+      return { data: ascii85Encode(zlibOfRepeated(size, fill)), filter: '[/ASCII85Decode /FlateDecode]' };
+  }
+}
+
+/** A stream object of `size` decoded bytes of `fill`, deflated twice unless `encoding` says otherwise. */
+function bombStream(size: number, extraDict = '', fill = 0x20, encoding: BombEncoding = 'flate2'): Buffer {
+  const { data, filter } = encoded(size, fill, encoding);
+  return Buffer.concat([Buffer.from(`<< /Length ${data.length} /Filter ${filter}${extraDict} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
 }
 
 function plainStream(text: string): Buffer {
@@ -68,14 +86,44 @@ function pdfOf(objects: readonly (string | Buffer)[]): Uint8Array {
 }
 
 /** One page whose content stream is `size` bytes of spaces after a line of text. */
-export function contentBomb(size: number): Uint8Array {
+export function contentBomb(size: number, encoding: BombEncoding = 'flate2'): Uint8Array {
   return pdfOf([
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents [5 0 R 6 0 R] >>',
     FONT,
     plainStream(TEXT),
-    bombStream(size),
+    bombStream(size, '', 0x20, encoding),
+  ]);
+}
+
+/**
+ * Two pages sharing one resource dictionary, the first drawing `size` bytes
+ * of spaces deflated once: qpdf --pages parses both pages' contents to drop
+ * the resources each does not use (its `auto` test for shared resources).
+ */
+export function sharedResourcesBomb(size: number): Uint8Array {
+  return pdfOf([
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R 4 0 R] /Count 2 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 5 0 R /Contents [7 0 R 8 0 R] >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 5 0 R /Contents 7 0 R >>',
+    '<< /Font << /F1 6 0 R >> >>',
+    FONT,
+    plainStream(TEXT),
+    bombStream(size, '', 0x20, 'flate'),
+  ]);
+}
+
+/** One page, and XMP metadata of `size` bytes of spaces deflated once: qpdf writes the catalog's XMP uncompressed, so decodes it. */
+export function xmpBomb(size: number): Uint8Array {
+  return pdfOf([
+    '<< /Type /Catalog /Pages 2 0 R /Metadata 6 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>',
+    FONT,
+    plainStream(TEXT),
+    bombStream(size, ' /Type /Metadata /Subtype /XML', 0x20, 'flate'),
   ]);
 }
 
@@ -94,8 +142,8 @@ export function manyStreamsBomb(count: number, each: number): Uint8Array {
   ]);
 }
 
-/** One page drawing a Flate RGB image of `width` x `height` whose samples are all there (zeros, deflated twice). */
-export function imageBomb(width: number, height: number): Uint8Array {
+/** One page drawing a Flate RGB image of `width` x `height` whose samples are all there (zeros, deflated twice unless `encoding` says otherwise). */
+export function imageBomb(width: number, height: number, encoding: BombEncoding = 'flate2'): Uint8Array {
   const size = width * height * 3;
   return pdfOf([
     '<< /Type /Catalog /Pages 2 0 R >>',
@@ -103,7 +151,7 @@ export function imageBomb(width: number, height: number): Uint8Array {
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> /XObject << /Im1 6 0 R >> >> /Contents 5 0 R >>',
     FONT,
     plainStream(`${TEXT}\nq 200 0 0 200 72 300 cm /Im1 Do Q`),
-    bombStream(size, ` /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8`, 0),
+    bombStream(size, ` /Type /XObject /Subtype /Image /Width ${width} /Height ${height} /ColorSpace /DeviceRGB /BitsPerComponent 8`, 0, encoding),
   ]);
 }
 
@@ -187,4 +235,110 @@ function row(type: number, field2: number, field3: number): Buffer {
   out.writeUInt32BE(field2, 1);
   out.writeUInt16BE(field3, 5);
   return out;
+}
+
+/**
+ * LZW (ISO 32000-1 7.4.4.2) with EarlyChange 1: codes of 9 to 12 bits, a
+ * clear code first and whenever the table is full, the end-of-data code
+ * last. The width of each code is the decoder's, whose table is one entry
+ * behind the encoder's (pdf.js LZWStream).
+ */
+export function lzwEncode(data: Uint8Array): Buffer {
+  const table = new Int16Array(4096 * 256).fill(-1); // (prefix code, byte) -> code
+  const bits = new BitWriter();
+  let next = 258;
+  let written = 0; // codes since the last clear
+  const width = () => Math.min(12, Math.floor(Math.log2(258 + Math.max(0, written - 1) + 1)) + 1);
+  bits.write(256, 9);
+  let prefix = -1;
+  for (const byte of data) {
+    if (prefix < 0) {
+      prefix = byte;
+      continue;
+    }
+    const found = table[prefix * 256 + byte] as number;
+    if (found >= 0) {
+      prefix = found;
+      continue;
+    }
+    bits.write(prefix, width());
+    written++;
+    if (next < 4094) table[prefix * 256 + byte] = next++;
+    else {
+      bits.write(256, width());
+      table.fill(-1);
+      next = 258;
+      written = 0;
+    }
+    prefix = byte;
+  }
+  if (prefix >= 0) {
+    bits.write(prefix, width());
+    written++;
+  }
+  bits.write(257, width());
+  return bits.finish();
+}
+
+class BitWriter {
+  readonly #bytes: number[] = [];
+  #value = 0;
+  #count = 0;
+
+  write(code: number, width: number): void {
+    this.#value = (this.#value << width) | code;
+    this.#count += width;
+    while (this.#count >= 8) {
+      this.#count -= 8;
+      this.#bytes.push((this.#value >>> this.#count) & 0xff);
+    }
+    this.#value &= (1 << this.#count) - 1;
+  }
+
+  finish(): Buffer {
+    if (this.#count > 0) this.#bytes.push((this.#value << (8 - this.#count)) & 0xff);
+    return Buffer.from(this.#bytes);
+  }
+}
+
+/** ASCII85 (ISO 32000-1 7.4.3): four bytes as five characters, `z` for four zeros, `~>` at the end. */
+export function ascii85Encode(data: Uint8Array): Buffer {
+  let out = '';
+  for (let i = 0; i < data.length; i += 4) {
+    const group = data.subarray(i, i + 4);
+    const padded = Buffer.alloc(4);
+    padded.set(group);
+    let value = padded.readUInt32BE(0);
+    if (value === 0 && group.length === 4) {
+      out += 'z';
+      continue;
+    }
+    const digits: string[] = [];
+    for (let k = 0; k < 5; k++) {
+      digits.unshift(String.fromCharCode(33 + (value % 85)));
+      value = Math.floor(value / 85);
+    }
+    out += digits.join('').slice(0, group.length + 1);
+  }
+  return Buffer.from(`${out}~>`, 'latin1');
+}
+
+/** RunLength (ISO 32000-1 7.4.5): runs of a byte as a repeat, the rest as literals, 128 at the end. */
+export function runLengthEncode(data: Uint8Array): Buffer {
+  const out: number[] = [];
+  for (let i = 0; i < data.length; ) {
+    let run = 1;
+    while (run < 128 && i + run < data.length && data[i + run] === data[i]) run++;
+    if (run > 1) {
+      out.push(257 - run, data[i] as number);
+      i += run;
+      continue;
+    }
+    let literal = 1;
+    while (literal < 128 && i + literal < data.length && data[i + literal] !== data[i + literal - 1]) literal++;
+    out.push(literal - 1, ...data.subarray(i, i + literal));
+    i += literal;
+  }
+  out.push(128);
+  return Buffer.from(out);
 }

@@ -18,6 +18,7 @@
 import { inflateSync, deflateSync } from 'node:zlib';
 import type { ImageReplacement, ImageStream } from '../seams/pdf-rewrite.js';
 import sharp from '../seams/vips.js';
+import { currentDecodedBudget } from '../untrusted/decoded-bytes.js';
 import { undoPngPredictors } from '../untrusted/png-predictors.js';
 
 export interface RecodeSettings {
@@ -94,17 +95,28 @@ function handled(image: ImageStream, role: Role): boolean {
   return image.filters[0] === 'FlateDecode' && (image.predictor === 1 || image.predictor >= 10);
 }
 
-/** Flate's samples, with a PNG predictor undone (ISO 32000-1, 7.4.4.4); undefined when the data is short or broken. */
+/**
+ * Flate's samples, with a PNG predictor undone (ISO 32000-1, 7.4.4.4);
+ * undefined when the data is short or broken. What it inflates is charged
+ * to the task's decoded-bytes budget (untrusted/decoded-bytes.ts): past the
+ * cap the image is left as it is and the task ends 422 pdf-limits-exceeded.
+ */
 function inflateSamples(image: ImageStream, components: number): Uint8Array | undefined {
   const rowBytes = image.width * components;
   const predicted = image.predictor >= 10;
   const expected = image.height * (rowBytes + (predicted ? 1 : 0));
+  const budget = currentDecodedBudget();
+  const room = budget.remaining + 1;
+  const limit = Math.min(expected + 4096, room);
   let data: Buffer;
   try {
-    data = inflateSync(image.bytes, { maxOutputLength: expected + 4096 });
-  } catch {
+    data = inflateSync(image.bytes, { maxOutputLength: limit });
+  } catch (error) {
+    // Stopped by what the budget has left: charged, it throws (the caller keeps the image as it is).
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' && limit === room) budget.charge(limit);
     return undefined;
   }
+  budget.charge(data.byteLength);
   if (data.length < expected) return undefined;
   if (!predicted) return data.subarray(0, expected);
   return undoPngPredictors(data, rowBytes, components, image.height);

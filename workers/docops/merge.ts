@@ -3,9 +3,16 @@
 // names renamed so both survive) and page labels come through qpdf
 // (assemble.ts); the outline, internal links and the document information
 // are carried over afterwards (structure.ts, through the pdf-lib seam).
+// What qpdf will decode of each document is counted before anything reads
+// it (seams/qpdf-decodes.ts), so a deflate bomb is 422 pdf-limits-exceeded
+// naming the document, not a 504; and before pdf-lib inflates a bombed
+// object stream up to the cap (2 GiB of it: 3.9 s and 1.2 GB of RSS, now
+// 0.3 s). Page contents are counted once pdf-lib has said whether qpdf will
+// parse them (shared resources).
 import * as v from 'valibot';
 import type { DocOpsOptions } from '../protocol.js';
 import { finishDocument, type DocumentInfo, type OutlineItem } from '../seams/pdf-structure.js';
+import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { selectPages } from '../task/page-selection.js';
@@ -44,7 +51,9 @@ export const merge = binaryTask(MergeRequest, async (request: MergeRequest, opti
   for (const [i, document] of request.documents.entries()) {
     const field = `documents[${i}]`;
     const bytes = decodePdfField(document.pdf, `${field}.pdf`, NO_DECODED_CAP);
+    await chargeQpdfDecoding(bytes, { writes: 'compressed', contents: false }, `${field}.pdf`);
     const structure = await openSource(bytes, document.password, `${field}.pdf`, `${field}.password`);
+    if (structure.sharesResources) await chargeQpdfDecoding(bytes, { writes: 'nothing', contents: true }, `${field}.pdf`);
     const all = [...Array(structure.pageCount).keys()];
     const selection = document.pages === undefined ? all : selectPages(document.pages, structure.pageCount, `${field}.pages`, options.maxPages);
     if (offset + selection.length > options.maxPages) {

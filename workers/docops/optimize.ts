@@ -12,12 +12,22 @@
 //    (image-recode.ts); Ghostscript's DownsampleThreshold is 1.5 too;
 // 6. qpdf writes the file: unreferenced objects and resources dropped,
 //    every Flate stream recompressed at level 9, object streams.
+// What that last qpdf run will decode is counted on the rewritten file just
+// before it runs (seams/qpdf-decodes.ts), and step 5 charges the samples it
+// inflates (image-recode.ts): a deflate bomb is 422 pdf-limits-exceeded,
+// not 10-30 s of recompression and then a 504. Counted on the file as
+// opened instead, the count inflated the images step 5 then replaces by
+// JPEG: 11-13 ms of CPU, 5% of the bench's image-heavy optimize. The file
+// as sent is counted for what reading it takes (object streams, page
+// contents, streams under several filters) before pdf-lib does it more
+// slowly: a 2 GiB content stream took 4.3 s and 1.2 GB of RSS to refuse.
 // The result is never larger than the input: when nothing is gained, the
 // input comes back byte for byte and X-Optimization says `unchanged`.
 import * as v from 'valibot';
 import type { DocOpsOptions } from '../protocol.js';
 import { openRewritable, type ImageStream, type RewritableDocument } from '../seams/pdf-rewrite.js';
 import { QpdfTrap, runQpdf } from '../seams/qpdf.js';
+import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
 import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { decodePdfField } from '../task/pdf-field.js';
@@ -64,6 +74,7 @@ export const optimize = binaryTask(OptimizeRequest, async (request: OptimizeRequ
     objectStreams: request.object_streams ?? profile.object_streams,
   };
   const input = decodePdfField(request.pdf, 'pdf', NO_DECODED_CAP);
+  await chargeQpdfDecoding(input, { writes: 'compressed', contents: true }, 'pdf');
   const { document, password } = await open(input, request.password);
 
   if (document.signatureCount() > 0) {
@@ -83,6 +94,8 @@ export const optimize = binaryTask(OptimizeRequest, async (request: OptimizeRequ
   document.deduplicate();
   await recodeImages(document, settings);
   const rewritten = await document.save();
+  // The run below recompresses every Flate stream and parses page contents for unused resources.
+  await chargeQpdfDecoding(rewritten, { writes: 'recompressed', contents: true }, 'pdf');
   const written = await writeWithQpdf(rewritten, settings.objectStreams, password === undefined ? undefined : { original: input, password });
   const smaller = written.length < input.length;
   return {

@@ -9,6 +9,7 @@ import { zipSync } from 'fflate';
 import * as v from 'valibot';
 import type { DocOpsOptions, FieldError } from '../protocol.js';
 import { finishDocument, type SourceStructure } from '../seams/pdf-structure.js';
+import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { invalidSelection, selectPages } from '../task/page-selection.js';
@@ -37,7 +38,11 @@ type SplitRequest = v.InferOutput<typeof SplitRequest>;
 
 export const split = binaryTask(SplitRequest, async (request: SplitRequest, options: DocOpsOptions): Promise<BinaryResult> => {
   const bytes = decodePdfField(request.pdf, 'pdf', NO_DECODED_CAP);
+  // Once for every part (each qpdf run below reads the same file the same
+  // way), and before pdf-lib reads it, as merge does (seams/qpdf-decodes.ts).
+  await chargeQpdfDecoding(bytes, { writes: 'compressed', contents: false }, 'pdf');
   const structure = await openSource(bytes, request.password, 'pdf', 'password');
+  if (structure.sharesResources) await chargeQpdfDecoding(bytes, { writes: 'nothing', contents: true }, 'pdf');
   const part = async (selection: readonly number[]): Promise<Uint8Array> => {
     const assembled = await assemblePages([{ bytes, password: request.password, pages: selection, field: 'pdf' }]);
     return finish(assembled, structure, selection);

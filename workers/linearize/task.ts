@@ -20,10 +20,14 @@
 // - Encrypted PDFs are refused, whether they need a password to open or
 //   carry only an owner password: rewriting a document whose permissions may
 //   forbid changes is not ours to decide.
+// - What qpdf will decode is counted before it runs (seams/qpdf-decodes.ts):
+//   past PLATEN_MAX_DECODED_BYTES the answer is 422 pdf-limits-exceeded at
+//   once, not a 504 after qpdf has inflated a bomb until the timeout.
 import * as v from 'valibot';
 import { decodePdfField } from '../task/pdf-field.js';
 import { TaskFailure, jsonTask, type JsonResult } from '../task/json-task.js';
 import { QpdfTrap, runQpdf, type QpdfRun } from '../seams/qpdf.js';
+import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
 import { countSignatures, linearizedPageCount, looksTruncated, mentionsEncryption } from '../untrusted/pdf-scan.js';
 import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
 import { base64Member } from '../task/decoded-member.js';
@@ -59,11 +63,14 @@ const OPTIMIZE_FOR_WEB = ['--object-streams=generate', '--compress-streams=y', '
 
 export const linearize = jsonTask(LinearizeRequest, async (request: LinearizeRequest): Promise<JsonResult> => {
   const pdf = decodePdfField(request.pdf_data, 'pdf_data');
-  if (mentionsEncryption(pdf)) await refuseIfEncrypted(pdf);
   const signatures = countSignatures(pdf);
   const { optimize_for_web: optimize, preserve_signatures: preserve } = request.options;
+  const unchanged = signatures > 0 && preserve;
+  // The widest run below: --linearize writes (and optimize_for_web recompresses); a signed file kept only has its pages counted.
+  await chargeQpdfDecoding(pdf, { writes: unchanged ? 'nothing' : optimize ? 'recompressed' : 'compressed', contents: false }, 'pdf_data');
+  if (mentionsEncryption(pdf)) await refuseIfEncrypted(pdf);
 
-  if (signatures > 0 && preserve) {
+  if (unchanged) {
     return result(pdf, pdf, await pageCount(pdf), {
       linearized: false,
       signature_count: signatures,

@@ -132,10 +132,12 @@ function requestTask<Schema extends v.GenericSchema, Options, Value extends Task
 /**
  * 422 pdf-limits-exceeded (untrusted/decoded-bytes.ts): the request's PDFs
  * decode to more than PLATEN_MAX_DECODED_BYTES. errors[] names the file
- * member (the first, when a request carries two).
+ * member: the one whose bytes went past the cap when the decoder knew it
+ * (qpdf's routes count each file themselves: `documents[2].pdf`), else the
+ * first file member.
  */
 function decodedBytesFailure(budget: DecodedBudget, taskOptions: JsonTaskOptions, timings: { taskMs: number }): Outcome<never> {
-  const field = taskOptions.binaryFields?.[0] ?? '(body)';
+  const field = budget.source ?? taskOptions.binaryFields?.[0] ?? '(body)';
   const message = budget.detail;
   return { ok: false, code: 'pdf-limits-exceeded', detail: `${field} ${message}`, errors: [{ field, code: 'TOO_LARGE', message }], timings };
 }

@@ -4,7 +4,10 @@
 // that rewrites a stream in place (the offsets). The bytes are a client's:
 // nesting is bounded, a malformed token is skipped as a reader skips it, and
 // the lexer never throws.
-import { PdfDict, PdfName, PdfString, type PdfValue } from './pdf-values.js';
+// Indirect references (`12 0 R`, §7.3.10) inside arrays and dictionaries are
+// read as PdfRef: content streams hold none, but pdf-streams.ts reads object
+// dictionaries with this lexer and must tell `/Length 12 0 R` from `/Length 12`.
+import { PdfDict, PdfName, PdfRef, PdfString, type PdfValue } from './pdf-values.js';
 
 export interface ContentOperation {
   /** `Tj`, `BDC`, `re`, ...; `BI` for an inline image. */
@@ -53,11 +56,17 @@ class Keyword {
   constructor(readonly word: string) {}
 }
 
-const WHITESPACE = new Set([0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]);
-const DELIMITERS = new Set([0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]);
+/** Per byte: 1 white space, 2 delimiter, 0 regular. A table, not two Sets: the lexer asks for every byte (Set.has was 15% of reading stream dictionaries, pdf-streams.ts). */
+const CLASS = new Uint8Array(256);
+for (const c of [0x00, 0x09, 0x0a, 0x0c, 0x0d, 0x20]) CLASS[c] = 1;
+for (const c of [0x28, 0x29, 0x3c, 0x3e, 0x5b, 0x5d, 0x7b, 0x7d, 0x2f, 0x25]) CLASS[c] = 2;
+
+function isWhite(byte: number): boolean {
+  return CLASS[byte] === 1;
+}
 
 function isRegular(byte: number): boolean {
-  return !WHITESPACE.has(byte) && !DELIMITERS.has(byte);
+  return CLASS[byte] === 0;
 }
 
 class Lexer {
@@ -67,7 +76,7 @@ class Lexer {
   skipSpace(): void {
     const b = this.bytes;
     while (this.pos < b.length) {
-      if (WHITESPACE.has(b[this.pos]!)) this.pos++;
+      if (isWhite(b[this.pos]!)) this.pos++;
       else if (b[this.pos] === 0x25) while (this.pos < b.length && b[this.pos] !== 0x0a && b[this.pos] !== 0x0d) this.pos++;
       else return;
     }
@@ -88,7 +97,7 @@ class Lexer {
     }
     const begin = this.pos;
     while (this.pos < b.length && isRegular(b[this.pos]!)) this.pos++;
-    const word = latin1(b.subarray(begin, this.pos));
+    const word = latin1(b, begin, this.pos);
     if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(word)) return Number(word);
     if (word === 'true') return true;
     if (word === 'false') return false;
@@ -100,8 +109,8 @@ class Lexer {
     const b = this.bytes;
     const begin = ++this.pos;
     while (this.pos < b.length && isRegular(b[this.pos]!)) this.pos++;
-    const raw = latin1(b.subarray(begin, this.pos));
-    return new PdfName(raw.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))));
+    const raw = latin1(b, begin, this.pos);
+    return new PdfName(raw.includes('#') ? raw.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : raw);
   }
 
   private literalString(): PdfString {
@@ -158,7 +167,7 @@ class Lexer {
         return items;
       }
       const item = depth < MAX_NESTING ? this.value(depth + 1) : this.skipOne();
-      if (item !== undefined && !(item instanceof Keyword)) items.push(item);
+      if (item !== undefined && !(item instanceof Keyword)) items.push(this.referenceFrom(item));
     }
   }
 
@@ -176,9 +185,28 @@ class Lexer {
       if (!(key instanceof PdfName)) continue;
       this.skipSpace();
       const value = this.pos < this.bytes.length ? this.value(depth + 1) : undefined;
-      if (value !== undefined && !(value instanceof Keyword)) entries.set(key.name, value);
+      if (value !== undefined && !(value instanceof Keyword)) entries.set(key.name, this.referenceFrom(value));
     }
     return new PdfDict(entries);
+  }
+
+  /** `value` and, when it is an object number followed by a generation and `R`, the reference they make; else `value` alone. */
+  private referenceFrom(value: PdfValue): PdfValue {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) return value;
+    const b = this.bytes;
+    const before = this.pos;
+    this.skipSpace();
+    const isDigit = (c: number | undefined) => c !== undefined && c >= 0x30 && c <= 0x39;
+    if (isDigit(b[this.pos])) {
+      const generation = this.value(MAX_NESTING);
+      this.skipSpace();
+      if (typeof generation === 'number' && Number.isInteger(generation) && b[this.pos] === 0x52 && (this.pos + 1 >= b.length || !isRegular(b[this.pos + 1]!))) {
+        this.pos++;
+        return new PdfRef(value, generation);
+      }
+    }
+    this.pos = before;
+    return value;
   }
 
   /** Past the nesting bound: consume one byte so the loop ends without recursing further. */
@@ -208,7 +236,7 @@ class Lexer {
     const b = this.bytes;
     const dataStart = this.pos + 1; // one whitespace byte after ID
     for (let i = dataStart; i + 1 < b.length; i++) {
-      if (b[i] === 0x45 && b[i + 1] === 0x49 && WHITESPACE.has(b[i - 1]!) && (i + 2 >= b.length || WHITESPACE.has(b[i + 2]!))) {
+      if (b[i] === 0x45 && b[i + 1] === 0x49 && isWhite(b[i - 1]!) && (i + 2 >= b.length || isWhite(b[i + 2]!))) {
         this.pos = i + 2;
         return { dict: new PdfDict(entries), data: b.subarray(dataStart, i - 1) };
       }
@@ -227,8 +255,9 @@ function hexValue(byte: number): number {
   return -1;
 }
 
-function latin1(bytes: Uint8Array): string {
+/** bytes[from..to) as Latin-1, without the view a subarray would allocate (the lexer makes one string per token). */
+function latin1(bytes: Uint8Array, from: number, to: number): string {
   let out = '';
-  for (const byte of bytes) out += String.fromCharCode(byte);
+  for (let i = from; i < to; i++) out += String.fromCharCode(bytes[i] as number);
   return out;
 }

@@ -5,9 +5,9 @@
 // objects that revision wrote, so comparing it with the sections before it
 // says what the update added, rewrote or freed. pdf-lib only ever shows the
 // final state, hence this separate walk; pdfid counts the `%%EOF` markers,
-// this says what each update did.
-import { inflateSync, constants } from 'node:zlib';
-import { undoPngPredictors } from '../../untrusted/png-predictors.js';
+// this says what each update did. The sections themselves are read by
+// untrusted/pdf-xref.ts, which the count in front of qpdf shares.
+import { readXrefSection, startxrefBefore, type XrefEntry } from '../../untrusted/pdf-xref.js';
 
 export interface RevisionObject {
   readonly num: number;
@@ -41,19 +41,13 @@ export interface RevisionScan {
   readonly encrypted: boolean;
 }
 
-/** Entries read from one section at most: a hostile /Size or /W must not allocate without bound. */
-const MAX_ENTRIES = 2_000_000;
 /** Revisions read at most (a file with more is reported up to here). */
 const MAX_REVISIONS = 10_000;
 /** Bytes all section reads may scan together: a few times the file, plus room for small files. */
 const READ_BUDGET_FACTOR = 4;
 const READ_BUDGET_BASE = 1 << 20;
 
-interface Entry {
-  readonly num: number;
-  readonly gen: number;
-  readonly type: 0 | 1 | 2;
-}
+type Entry = XrefEntry;
 
 export function scanRevisions(bytes: Uint8Array, linearized: boolean): RevisionScan {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -63,13 +57,14 @@ export function scanRevisions(bytes: Uint8Array, linearized: boolean): RevisionS
   // Sections read once per offset, and within a budget of bytes: a hostile
   // file of many %%EOF markers all pointing at one huge table must not cost
   // the table's size once per marker.
-  const sectionsRead = new Map<number, ReturnType<typeof readSection>>();
+  const sectionsRead = new Map<number, { entries: Entry[]; kind: 'table' | 'stream'; encrypted: boolean } | undefined>();
   let budget = READ_BUDGET_FACTOR * bytes.byteLength + READ_BUDGET_BASE;
   const sectionAt = (offset: number) => {
     if (!sectionsRead.has(offset)) {
-      const section = budget > 0 ? readSection(buffer, offset) : undefined;
+      const section = budget > 0 ? readXrefSection(buffer, offset) : undefined;
       budget -= section?.scanned ?? 0;
-      sectionsRead.set(offset, section);
+      // A hybrid file's /XRefStm counts for the objects it hides in object streams (type 2) only.
+      sectionsRead.set(offset, section === undefined ? undefined : { entries: section.entries.filter((entry) => entry.hybrid !== true || entry.type === 2), kind: section.kind, encrypted: section.encrypted });
     }
     return sectionsRead.get(offset);
   };
@@ -113,116 +108,3 @@ export function scanRevisions(bytes: Uint8Array, linearized: boolean): RevisionS
   });
   return { revisions, trailingBytes: bytes.byteLength - start, compressedObjects, encrypted };
 }
-
-function startxrefBefore(buffer: Buffer, from: number, eof: number): number | undefined {
-  const at = buffer.lastIndexOf('startxref', eof, 'latin1');
-  if (at < from) return undefined;
-  const match = /^startxref\s+(\d{1,12})\s*$/.exec(buffer.toString('latin1', at, eof));
-  return match === null ? undefined : Number(match[1]);
-}
-
-function readSection(buffer: Buffer, offset: number): { entries: Entry[]; kind: 'table' | 'stream'; encrypted: boolean; scanned: number } | undefined {
-  if (offset >= buffer.length) return undefined;
-  const head = buffer.toString('latin1', offset, Math.min(buffer.length, offset + 64));
-  if (/^\s*xref/.test(head)) {
-    const trailerAt = buffer.indexOf('trailer', offset, 'latin1');
-    const trailer = trailerAt < 0 ? '' : (buffer.toString('latin1', trailerAt, Math.min(buffer.length, trailerAt + 4096)).split('startxref')[0] ?? '');
-    const scanned = (trailerAt < 0 ? buffer.length : trailerAt) - offset;
-    return { entries: readTable(buffer, offset), kind: 'table', encrypted: /\/Encrypt[\s/<\d]/.test(trailer), scanned };
-  }
-  if (/^\s*\d+\s+\d+\s+obj/.test(head)) {
-    const entries = readStream(buffer, offset);
-    const streamAt = buffer.indexOf('stream', offset, 'latin1');
-    const dict = streamAt < 0 ? '' : buffer.toString('latin1', offset, streamAt);
-    const scanned = (entries?.length ?? 0) * 8 + dict.length;
-    return entries === undefined ? undefined : { entries, kind: 'stream', encrypted: /\/Encrypt[\s/<\d]/.test(dict), scanned };
-  }
-  return undefined;
-}
-
-/** A classic table (7.5.4): subsections `first count`, then 20-byte entries `oooooooooo ggggg n`; and a hybrid file's /XRefStm (7.5.8.4). */
-function readTable(buffer: Buffer, offset: number): Entry[] {
-  const trailerAt = buffer.indexOf('trailer', offset, 'latin1');
-  const end = trailerAt < 0 ? buffer.length : trailerAt;
-  const lines = buffer.toString('latin1', offset, end).split(/\r\n|\r|\n/);
-  const entries: Entry[] = [];
-  let next = 0;
-  for (const line of lines) {
-    const subsection = /^\s*(\d+)\s+(\d+)\s*$/.exec(line);
-    if (subsection !== null) {
-      next = Number(subsection[1]);
-      continue;
-    }
-    const entry = /^\s*(\d{1,10})\s+(\d{1,5})\s+([nf])/.exec(line);
-    if (entry === null) continue;
-    if (entries.length >= MAX_ENTRIES) break;
-    entries.push({ num: next++, gen: Number(entry[2]), type: entry[3] === 'n' ? 1 : 0 });
-  }
-  if (trailerAt >= 0) {
-    const trailer = buffer.toString('latin1', trailerAt, Math.min(buffer.length, trailerAt + 4096));
-    const hybrid = /\/XRefStm\s+(\d{1,12})/.exec(trailer.split('startxref')[0] ?? '');
-    if (hybrid !== null) entries.push(...(readStream(buffer, Number(hybrid[1])) ?? []).filter((entry) => entry.type === 2));
-  }
-  return entries;
-}
-
-/** A cross-reference stream (7.5.8): /W field widths, /Index subsections, Flate with an optional PNG predictor. */
-function readStream(buffer: Buffer, offset: number): Entry[] | undefined {
-  const streamAt = buffer.indexOf('stream', offset, 'latin1');
-  if (streamAt < 0 || streamAt - offset > 65_536) return undefined;
-  const dict = buffer.toString('latin1', offset, streamAt);
-  if (!/\/Type\s*\/XRef/.test(dict)) return undefined;
-  const widths = /\/W\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s*\]/.exec(dict);
-  if (widths === null) return undefined;
-  const w = [Number(widths[1]), Number(widths[2]), Number(widths[3])] as const;
-  const rowLength = w[0] + w[1] + w[2];
-  if (rowLength === 0 || w.some((width) => width > 8)) return undefined;
-  const size = Number(/\/Size\s+(\d+)/.exec(dict)?.[1] ?? 0);
-  const indexNumbers = /\/Index\s*\[([\d\s]*)\]/.exec(dict)?.[1]?.trim().split(/\s+/).map(Number) ?? [0, size];
-
-  let dataStart = streamAt + 6;
-  if (buffer[dataStart] === 0x0d) dataStart++;
-  if (buffer[dataStart] === 0x0a) dataStart++;
-  const directLength = /\/Length\s+(\d+)(?!\s+\d+\s+R)/.exec(dict);
-  let dataEnd = directLength === null ? -1 : dataStart + Number(directLength[1]);
-  if (dataEnd < 0 || dataEnd > buffer.length || buffer.toString('latin1', dataEnd, dataEnd + 12).trim().startsWith('endstream') === false) {
-    dataEnd = buffer.indexOf('endstream', dataStart, 'latin1');
-    if (dataEnd < 0) return undefined;
-  }
-  let data: Uint8Array = buffer.subarray(dataStart, dataEnd);
-  if (/\/Filter\s*(\[\s*)?\/FlateDecode/.test(dict)) {
-    try {
-      data = inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: MAX_ENTRIES * rowLength });
-    } catch {
-      return undefined;
-    }
-  } else if (/\/Filter/.test(dict)) return undefined;
-  const predictor = Number(/\/Predictor\s+(\d+)/.exec(dict)?.[1] ?? 1);
-  if (predictor >= 10) {
-    const unpredicted = undoPngPredictors(data, Number(/\/Columns\s+(\d+)/.exec(dict)?.[1] ?? 1), 1);
-    if (unpredicted === undefined) return undefined;
-    data = unpredicted;
-  }
-
-  const entries: Entry[] = [];
-  let row = 0;
-  for (let i = 0; i + 1 < indexNumbers.length; i += 2) {
-    const first = indexNumbers[i] as number;
-    const count = indexNumbers[i + 1] as number;
-    for (let k = 0; k < count && (row + 1) * rowLength <= data.length && entries.length < MAX_ENTRIES; k++, row++) {
-      const at = row * rowLength;
-      // A zero-width type field means type 1 (7.5.8.2, Table 17).
-      const type = w[0] === 0 ? 1 : field(data, at, w[0]);
-      const third = field(data, at + w[0] + w[1], w[2]);
-      if (type === 0 || type === 1 || type === 2) entries.push({ num: first + k, gen: type === 2 ? 0 : third, type });
-    }
-  }
-  return entries;
-}
-
-function field(data: Uint8Array, at: number, width: number): number {
-  let value = 0;
-  for (let i = 0; i < width; i++) value = value * 256 + (data[at + i] as number);
-  return value;
-}
-
