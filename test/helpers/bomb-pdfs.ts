@@ -69,8 +69,8 @@ const HEADER = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';
 const FONT = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
 const TEXT = 'BT /F1 12 Tf 72 720 Td (Bomb) Tj ET';
 
-/** Objects numbered from 1, a cross-reference table, /Root 1 0 R. */
-function pdfOf(objects: readonly (string | Buffer)[]): Uint8Array {
+/** Objects numbered from 1 (strings, or buffers for binary streams), a cross-reference table, /Root 1 0 R. */
+export function pdfOf(objects: readonly (string | Buffer)[]): Uint8Array {
   const parts: Buffer[] = [Buffer.from(HEADER, 'latin1')];
   let length = parts[0]!.length;
   const offsets: number[] = [];

@@ -15,25 +15,9 @@ import { chargeFilterChain, DecodedBudget, DecodedBytesExceeded, openDecodedBudg
 import { chunkDecoder } from '../../workers/untrusted/pdf-filters.js';
 import { filtersOf, rawStreams } from '../../workers/untrusted/pdf-streams.js';
 import { PdfRef } from '../../workers/untrusted/pdf-values.js';
-import { ascii85Encode, lzwEncode, runLengthEncode, zlibOfRepeated } from '../helpers/bomb-pdfs.js';
+import { ascii85Encode, lzwEncode, pdfOf, runLengthEncode, zlibOfRepeated } from '../helpers/bomb-pdfs.js';
 
 const MiB = 1024 * 1024;
-
-/** Objects numbered from 1 (strings, or buffers for binary streams), a cross-reference table, /Root 1 0 R. */
-function pdfOf(objects: ReadonlyArray<string | Buffer>): Buffer {
-  const parts: Buffer[] = [Buffer.from('%PDF-1.7\n', 'latin1')];
-  let length = parts[0]!.length;
-  const offsets: number[] = [];
-  objects.forEach((body, i) => {
-    offsets.push(length);
-    const object = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`, 'latin1'), typeof body === 'string' ? Buffer.from(body, 'latin1') : body, Buffer.from('\nendobj\n', 'latin1')]);
-    parts.push(object);
-    length += object.length;
-  });
-  const xref = ['xref', `0 ${objects.length + 1}`, '0000000000 65535 f ', ...offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n `)].join('\n');
-  parts.push(Buffer.from(`${xref}\ntrailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`, 'latin1'));
-  return Buffer.concat(parts);
-}
 
 function stream(dict: string, data: Buffer): Buffer {
   return Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
@@ -113,14 +97,14 @@ test('rawStreams reads each dictionary (references, escapes, strings) and never 
     zlibOfRepeated(MiB).subarray(2),
   ]);
   const withLength = (length: string) => Buffer.concat([Buffer.from(`<< /Length ${length} /Filter /FlateDecode >>\nstream\n`, 'latin1'), tricky, Buffer.from('\nendstream', 'latin1')]);
-  const pdf = pdfOf([
+  const pdf = Buffer.from(pdfOf([
     '<< /Type /Catalog /Pages 2 0 R >>',
     withLength('3 0 R'),
     String(tricky.length),
     withLength('99 0 R'),
     stream('/Filter /Flate#44ecode /T (1 0 obj <<)', deflateSync(Buffer.alloc(10))),
     stream('/Filter [/ASCII85Decode /LZWDecode] /DecodeParms [null << /EarlyChange 0 >>]', Buffer.from('z~>', 'latin1')),
-  ]);
+  ]));
   const streams = [...rawStreams(pdf)];
   assert.equal(streams.length, 4);
   const [resolved, unknown, escaped, chained] = streams;
