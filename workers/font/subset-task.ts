@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import type { FontSubsetOptions } from '../protocol.js';
 import { decodeBase64 } from '../task/base64.js';
 import { base64Member } from '../task/decoded-member.js';
+import { Base64Answer } from '../task/json-answer.js';
 import { BoundedMap } from '../util/bounded-map.js';
 import { TaskFailure, jsonTask } from '../task/json-task.js';
 import { FLAGS, discardSubsetter, subsetter, type SubsetSpec } from './harfbuzz.js';
@@ -61,17 +62,17 @@ type Request = v.InferOutput<typeof SubsetRequest>;
 /** The code points deduplicated and sorted: the same set is the same request. */
 type Spec = SubsetSpec & { readonly codepoints: Uint32Array };
 
-/** The envelope's `data` (accelerator spec, POST /v1/font/subset). */
+/** The envelope's `data` (accelerator spec, POST /v1/font/subset): the subset written as base64 straight from its bytes (json-answer.ts). */
 export interface SubsetData {
-  readonly font_data: string;
+  readonly font_data: Base64Answer;
   readonly original_size_bytes: number;
   readonly subset_size_bytes: number;
   readonly reduction_percent: number;
   readonly included_glyphs: number;
 }
 
-/** Results by request identity, per worker, bounded by count and by base64 characters. */
-const results = new BoundedMap<string, SubsetData>(128, 32 * 1024 * 1024, (_key, data) => data.font_data.length);
+/** Results by request identity, per worker, bounded by count and by bytes of subset. */
+const results = new BoundedMap<string, SubsetData>(128, 24 * 1024 * 1024, (_key, data) => data.font_data.bytes.byteLength);
 
 export const fontSubset = jsonTask(SubsetRequest, async (request: Request, options: FontSubsetOptions) => {
   const bytes = decodeBase64(request.font_data, options.maxFontBytes);
@@ -98,7 +99,7 @@ export const fontSubset = jsonTask(SubsetRequest, async (request: Request, optio
   }
   const out = subset.bytes;
   const data: SubsetData = {
-    font_data: Buffer.from(out.buffer, out.byteOffset, out.byteLength).toString('base64'),
+    font_data: new Base64Answer(out),
     original_size_bytes: bytes.byteLength,
     subset_size_bytes: out.byteLength,
     reduction_percent: Math.round((1 - out.byteLength / bytes.byteLength) * 10_000) / 100,

@@ -31,6 +31,7 @@ import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
 import { countSignatures, linearizedPageCount, looksTruncated, mentionsEncryption } from '../untrusted/pdf-scan.js';
 import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
 import { base64Member } from '../task/decoded-member.js';
+import { Base64Answer } from '../task/json-answer.js';
 
 const LinearizeRequest = v.strictObject({
   pdf_data: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
@@ -45,7 +46,7 @@ const LinearizeRequest = v.strictObject({
 
 type LinearizeRequest = v.InferOutput<typeof LinearizeRequest>;
 
-/** The envelope's `data` (accel.openapi.yaml, LinearizeResult). */
+/** The envelope's `data` on the wire (accel.openapi.yaml, LinearizeResult). */
 export interface LinearizeResult {
   readonly pdf_data: string;
   readonly original_size_bytes: number;
@@ -147,8 +148,9 @@ async function qpdf(args: string[], pdf: Uint8Array, outputs: string[]): Promise
 }
 
 function result(input: Uint8Array, output: Uint8Array, pages: number, rest: Omit<LinearizeResult, 'pdf_data' | 'original_size_bytes' | 'linearized_size_bytes' | 'page_count'>): JsonResult {
-  const data: LinearizeResult = {
-    pdf_data: Buffer.from(output.buffer, output.byteOffset, output.byteLength).toString('base64'),
+  // pdf_data is written as base64 straight from the bytes (json-answer.ts): a linearized PDF can be megabytes.
+  const data: Omit<LinearizeResult, 'pdf_data'> & { readonly pdf_data: Base64Answer } = {
+    pdf_data: new Base64Answer(output),
     original_size_bytes: input.byteLength,
     linearized_size_bytes: output.byteLength,
     page_count: pages,
