@@ -1,0 +1,179 @@
+// Object streams (ISO 32000-1 §7.5.7) we pack ourselves, for objects made in
+// bulk as text (part of the PDF seam; pdf-tagged.ts packs a tagged file's
+// structure with it). pdf-lib packs each object it writes one by one: it
+// sizes it, wraps it in a PDFRef, a chunk entry, an offsets string and a
+// cross-reference entry, then copies it byte by byte into the stream it
+// deflates. For a 10-page tagged invoice's ~1,250 structure objects that
+// machinery was ~1.5 ms a render (a --cpu-prof of 400 renders: the
+// object-stream writing ~600 ms, SerializedObject.copyBytesInto 82, part of
+// GC's 650), more than the elements' own text. Here the stream's text (the
+// "number offset" pairs, then the objects, written as bytes by the caller:
+// pdf-syntax-bytes.ts) is deflated once and handed to pdf-lib's writer as
+// one finished stream; the members are not objects of the document's
+// context at all.
+//
+// The writer must then list the members in the cross-reference stream as
+// compressed entries (type 2: the stream's number and the index in it,
+// §7.5.8.3), which pdf-lib's writer cannot know about: PDFStreamWriter's
+// computeBufferSize is wrapped to add them, in object-number order, to the
+// cross-reference stream it built, and to correct the file's size for the
+// longer cross-reference stream. Only object-stream saves can hold packed
+// streams (PDF/A-1 forbids object streams): pdf-lib's plain PDFWriter
+// throws on a document that has them, a bug in the caller.
+import { deflateSync } from 'node:zlib';
+import { PDFContext, PDFCrossRefStream, PDFDict, PDFRef, PDFStream, PDFStreamWriter, PDFWriter } from '@cantoo/pdf-lib';
+import { SyntaxBytes } from './pdf-syntax-bytes.js';
+
+/**
+ * A finished, deflated object stream of the objects numbered `first` to
+ * `first + count - 1`. A PDFStream, not a PDFRawStream: pdf-lib's writer
+ * drops every PDFRawStream of /Type /ObjStm on a full save (it takes them
+ * for the containers of a parsed file, whose members it has unpacked).
+ */
+export class PackedObjectStream extends PDFStream {
+  constructor(
+    dict: PDFDict,
+    private readonly contents: Uint8Array,
+    readonly first: number,
+    readonly count: number,
+  ) {
+    super(dict);
+  }
+
+  override clone(context?: PDFContext): PackedObjectStream {
+    return new PackedObjectStream(this.dict.clone(context), this.contents, this.first, this.count);
+  }
+
+  override getContents(): Uint8Array {
+    return this.contents;
+  }
+
+  override getContentsSize(): number {
+    return this.contents.length;
+  }
+
+  override getContentsString(): string {
+    return Buffer.from(this.contents.buffer, this.contents.byteOffset, this.contents.byteLength).toString('latin1');
+  }
+}
+
+/**
+ * Objects per stream, as pdf-lib's own are written (pdf-writer-speed.ts:
+ * 200, where a 10-page tagged invoice's save measured best; qpdf packs 100):
+ * a reader inflates a whole stream to read one of its objects.
+ */
+const OBJECTS_PER_STREAM = 200;
+
+/**
+ * Zlib level of the packed streams: short dictionaries much alike, which
+ * level 3 packs within 6% of level 6 at a third of the time (pdf-deflate.ts).
+ */
+const LEVEL = 3;
+
+/** Contexts holding packed streams: only their saves look for members to list. */
+const packing = new WeakSet<PDFContext>();
+
+/**
+ * Writes the objects in `objects` (PDF syntax; object `i` is the bytes from
+ * `ends[i - 1]`, or 0, to `ends[i]`) as the objects numbered `first`,
+ * `first + 1`, ... of `context`, in packed object streams numbered after
+ * them. Every number up to the last stream's is taken.
+ */
+export function packObjects(context: PDFContext, first: number, objects: SyntaxBytes): void {
+  const ends = objects.ends;
+  if (first <= context.largestObjectNumber) throw new Error(`packed objects from ${first} would reuse numbers up to ${context.largestObjectNumber}`);
+  context.largestObjectNumber = first + ends.length - 1;
+  packing.add(context);
+  const bytes = objects.bytes;
+  for (let start = 0; start < ends.length; start += OBJECTS_PER_STREAM) {
+    const end = Math.min(start + OBJECTS_PER_STREAM, ends.length);
+    const from = start === 0 ? 0 : (ends[start - 1] as number);
+    // The header is the pairs "number offset", offsets from /First, where the objects begin.
+    const header = new SyntaxBytes();
+    for (let i = start; i < end; i++) header.int(first + i).ascii(' ').int(i === start ? 0 : (ends[i - 1] as number) - from).ascii(' ');
+    header.ascii('\n');
+    const text = Buffer.concat([header.bytes, bytes.subarray(from, ends[end - 1])]);
+    const dict = context.obj({ Type: 'ObjStm', N: end - start, First: header.length, Filter: 'FlateDecode' });
+    context.assign(context.nextRef(), new PackedObjectStream(dict, deflateSync(text, { level: LEVEL }), first + start, end - start));
+  }
+}
+
+// --- the writer ------------------------------------------------------------
+
+/** pdf-lib's cross-reference entries as its writer and pdf-writer-speed.ts read them (PDFCrossRefStream's Entry). */
+interface CompressedEntry {
+  readonly type: 2;
+  readonly ref: { readonly objectNumber: number; readonly generationNumber: number };
+  readonly objectStreamRef: { readonly objectNumber: number };
+  readonly index: number;
+}
+
+interface CrossRefInternals {
+  entries: Array<{ readonly ref: { readonly objectNumber: number } }>;
+  entryTuplesCache: { invalidate(): void };
+  maxByteWidthsCache: { invalidate(): void };
+  indexCache: { invalidate(): void };
+  contentsCache: { invalidate(): void };
+}
+
+interface BufferSize {
+  size: number;
+  readonly indirectObjects: Array<[PDFRef, PDFStream | PDFDict]>;
+}
+
+interface WriterInternals {
+  readonly context: PDFContext;
+  computeBufferSize(incremental: boolean): Promise<BufferSize>;
+  computeIndirectObjectSize(indirectObject: [PDFRef, unknown]): number;
+}
+
+const streamWriter = PDFStreamWriter.prototype as unknown as WriterInternals;
+const computeBufferSize = streamWriter.computeBufferSize;
+streamWriter.computeBufferSize = async function (this: WriterInternals, incremental: boolean): Promise<BufferSize> {
+  if (!packing.has(this.context)) return computeBufferSize.call(this, incremental);
+  // pdf-lib encrypts a stream through its contents, which a packed stream does not let it replace; we never encrypt a render.
+  if ((this.context as unknown as { security?: unknown }).security !== undefined) throw new Error('packed object streams in an encrypted document');
+  const computed = await computeBufferSize.call(this, incremental);
+  // pdf-lib's writer ends with the cross-reference stream (PDFStreamWriter.computeBufferSize).
+  const last = computed.indirectObjects[computed.indirectObjects.length - 1] as [PDFRef, unknown];
+  const xref = last[1];
+  if (!(xref instanceof PDFCrossRefStream)) throw new Error('pdf-lib no longer ends a save with its cross-reference stream');
+  const before = this.computeIndirectObjectSize(last);
+  const members: CompressedEntry[] = [];
+  for (const [ref, object] of computed.indirectObjects) {
+    if (!(object instanceof PackedObjectStream)) continue;
+    // Plain numbers, not PDFRefs (pdf-lib interns each in a pool under a string key): the entries are only read for their numbers.
+    for (let index = 0; index < object.count; index++) members.push({ type: 2, ref: { objectNumber: object.first + index, generationNumber: 0 }, objectStreamRef: ref, index });
+  }
+  const internals = xref as unknown as CrossRefInternals;
+  const entries = internals.entries;
+  // The members' numbers are contiguous and taken by nothing else (packObjects), so they go in as one run.
+  const at = members.length === 0 ? entries.length : firstAbove(entries, (members[0] as CompressedEntry).ref.objectNumber);
+  entries.splice(at, 0, ...members);
+  internals.entryTuplesCache.invalidate();
+  internals.maxByteWidthsCache.invalidate();
+  internals.indexCache.invalidate();
+  internals.contentsCache.invalidate();
+  computed.size += this.computeIndirectObjectSize(last) - before;
+  return computed;
+};
+
+/** The index of the first entry numbered above `number` (entries are in object-number order). */
+function firstAbove(entries: CrossRefInternals['entries'], number: number): number {
+  let low = 0;
+  let high = entries.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((entries[middle] as CrossRefInternals['entries'][number]).ref.objectNumber > number) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+const plainWriter = PDFWriter.prototype as unknown as WriterInternals;
+const computePlain = plainWriter.computeBufferSize;
+plainWriter.computeBufferSize = function (this: WriterInternals, incremental: boolean): Promise<BufferSize> {
+  // PDFStreamWriter overrides computeBufferSize, so only pdf-lib's cross-reference table saves reach this.
+  if (packing.has(this.context)) throw new Error('a document with packed object streams saved without object streams');
+  return computePlain.call(this, incremental);
+};
