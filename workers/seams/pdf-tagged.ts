@@ -89,7 +89,7 @@ export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>
   const first = rootNumber + 1;
   const queued: StructureNode<Page>[] = [tree.root];
   const parents: number[] = [rootNumber];
-  const out = new SyntaxBytes();
+  const out = new SyntaxBytes(16 * 1024);
   /** Per page: the object number of the element owning each MCID (the page's ParentTree array). */
   const owners: number[][] = pages.pages.map(() => []);
   /** ParentTree entries after the pages': one per link annotation. */

@@ -8,7 +8,10 @@
 // asks that layout tables not be tagged Table): a Div with each cell's text
 // as a P, row by row.
 import type { Placed, Row } from '../table/model.js';
-import { PAGINATION, type Element, type Structure } from './structure.js';
+import { PAGINATION, type Element, type ElementOptions, type Structure } from './structure.js';
+
+const COLUMN_HEADER: ElementOptions = Object.freeze({ scope: 'Column' });
+const ROW_HEADER: ElementOptions = Object.freeze({ scope: 'Row' });
 
 export class TableTags {
   readonly #table: Element;
@@ -57,9 +60,10 @@ export class TableTags {
   }
 
   #cell(tr: Element, placed: Placed, headerRow: boolean): Element {
-    const span = placed.span > 1 ? { colSpan: placed.span } : {};
-    if (headerRow) return this.structure.childOf(tr, 'TH', { scope: 'Column', ...span });
-    if (placed.cell.header === true) return this.structure.childOf(tr, 'TH', { scope: 'Row', ...span });
-    return this.structure.childOf(tr, 'TD', span);
+    const colSpan = placed.span > 1 ? placed.span : undefined;
+    if (headerRow) return this.structure.childOf(tr, 'TH', colSpan === undefined ? COLUMN_HEADER : { scope: 'Column', colSpan });
+    if (placed.cell.header === true) return this.structure.childOf(tr, 'TH', colSpan === undefined ? ROW_HEADER : { scope: 'Row', colSpan });
+    // Most cells span one column: no options object made for them.
+    return colSpan === undefined ? this.structure.childOf(tr, 'TD') : this.structure.childOf(tr, 'TD', { colSpan });
   }
 }
