@@ -15,11 +15,11 @@
 // The writer must then list the members in the cross-reference stream as
 // compressed entries (type 2: the stream's number and the index in it,
 // §7.5.8.3), which pdf-lib's writer cannot know about: PDFStreamWriter's
-// computeBufferSize is wrapped to add them, in object-number order, to the
-// cross-reference stream it built, and to correct the file's size for the
-// longer cross-reference stream. Only object-stream saves can hold packed
-// streams (PDF/A-1 forbids object streams): pdf-lib's plain PDFWriter
-// throws on a document that has them, a bug in the caller.
+// computeBufferSize is wrapped to hand them to the cross-reference stream it
+// creates, which takes them in object-number order before pdf-lib sizes and
+// deflates it. Only object-stream saves can hold packed streams (PDF/A-1
+// forbids object streams): pdf-lib's plain PDFWriter throws on a document
+// that has them, a bug in the caller.
 import { deflateSync } from 'node:zlib';
 import { PDFContext, PDFCrossRefStream, PDFDict, PDFRef, PDFStream, PDFStreamWriter, PDFWriter } from '@cantoo/pdf-lib';
 import { SyntaxBytes } from './pdf-syntax-bytes.js';
@@ -74,8 +74,8 @@ const OBJECTS_PER_STREAM = 200;
  */
 const LEVEL = 1;
 
-/** Contexts holding packed streams: only their saves look for members to list. */
-const packing = new WeakSet<PDFContext>();
+/** The packed streams of a context: only their saves list members. */
+const packed = new WeakMap<PDFContext, Array<[PDFRef, PackedObjectStream]>>();
 
 /**
  * Writes the objects in `objects` (PDF syntax; object `i` is the bytes from
@@ -87,7 +87,8 @@ export function packObjects(context: PDFContext, first: number, objects: SyntaxB
   const ends = objects.ends;
   if (first <= context.largestObjectNumber) throw new Error(`packed objects from ${first} would reuse numbers up to ${context.largestObjectNumber}`);
   context.largestObjectNumber = first + ends.length - 1;
-  packing.add(context);
+  let streams = packed.get(context);
+  if (streams === undefined) packed.set(context, (streams = []));
   const bytes = objects.bytes;
   for (let start = 0; start < ends.length; start += OBJECTS_PER_STREAM) {
     const end = Math.min(start + OBJECTS_PER_STREAM, ends.length);
@@ -98,7 +99,10 @@ export function packObjects(context: PDFContext, first: number, objects: SyntaxB
     header.ascii('\n');
     const text = Buffer.concat([header.bytes, bytes.subarray(from, ends[end - 1])]);
     const dict = context.obj({ Type: 'ObjStm', N: end - start, First: header.length, Filter: 'FlateDecode' });
-    context.assign(context.nextRef(), new PackedObjectStream(dict, deflateSync(text, { level: LEVEL }), first + start, end - start));
+    const stream = new PackedObjectStream(dict, deflateSync(text, { level: LEVEL }), first + start, end - start);
+    const ref = context.nextRef();
+    context.assign(ref, stream);
+    streams.push([ref, stream]);
   }
 }
 
@@ -108,76 +112,72 @@ export function packObjects(context: PDFContext, first: number, objects: SyntaxB
 interface CompressedEntry {
   readonly type: 2;
   readonly ref: { readonly objectNumber: number; readonly generationNumber: number };
-  readonly objectStreamRef: { readonly objectNumber: number };
+  readonly objectStreamRef: PDFRef;
   readonly index: number;
-}
-
-interface CrossRefInternals {
-  entries: Array<{ readonly ref: { readonly objectNumber: number } }>;
-  entryTuplesCache: { invalidate(): void };
-  maxByteWidthsCache: { invalidate(): void };
-  indexCache: { invalidate(): void };
-  contentsCache: { invalidate(): void };
-}
-
-interface BufferSize {
-  size: number;
-  readonly indirectObjects: Array<[PDFRef, PDFStream | PDFDict]>;
 }
 
 interface WriterInternals {
   readonly context: PDFContext;
-  computeBufferSize(incremental: boolean): Promise<BufferSize>;
-  computeIndirectObjectSize(indirectObject: [PDFRef, unknown]): number;
+  computeBufferSize(incremental: boolean): Promise<unknown>;
 }
+
+/** The members of the save being computed, for the cross-reference stream it creates (see below). */
+let pendingMembers: CompressedEntry[] | undefined;
 
 const streamWriter = PDFStreamWriter.prototype as unknown as WriterInternals;
 const computeBufferSize = streamWriter.computeBufferSize;
-streamWriter.computeBufferSize = async function (this: WriterInternals, incremental: boolean): Promise<BufferSize> {
-  if (!packing.has(this.context)) return computeBufferSize.call(this, incremental);
+streamWriter.computeBufferSize = function (this: WriterInternals, incremental: boolean): Promise<unknown> {
+  const streams = packed.get(this.context);
+  if (streams === undefined) return computeBufferSize.call(this, incremental);
   // pdf-lib encrypts a stream through its contents, which a packed stream does not let it replace; we never encrypt a render.
   if ((this.context as unknown as { security?: unknown }).security !== undefined) throw new Error('packed object streams in an encrypted document');
-  const computed = await computeBufferSize.call(this, incremental);
-  // pdf-lib's writer ends with the cross-reference stream (PDFStreamWriter.computeBufferSize).
-  const last = computed.indirectObjects[computed.indirectObjects.length - 1] as [PDFRef, unknown];
-  const xref = last[1];
-  if (!(xref instanceof PDFCrossRefStream)) throw new Error('pdf-lib no longer ends a save with its cross-reference stream');
-  const before = this.computeIndirectObjectSize(last);
   const members: CompressedEntry[] = [];
-  for (const [ref, object] of computed.indirectObjects) {
-    if (!(object instanceof PackedObjectStream)) continue;
+  for (const [ref, stream] of streams) {
     // Plain numbers, not PDFRefs (pdf-lib interns each in a pool under a string key): the entries are only read for their numbers.
-    for (let index = 0; index < object.count; index++) members.push({ type: 2, ref: { objectNumber: object.first + index, generationNumber: 0 }, objectStreamRef: ref, index });
+    for (let index = 0; index < stream.count; index++) members.push({ type: 2, ref: { objectNumber: stream.first + index, generationNumber: 0 }, objectStreamRef: ref, index });
   }
-  const internals = xref as unknown as CrossRefInternals;
-  const entries = internals.entries;
-  // The members' numbers are contiguous and taken by nothing else (packObjects), so they go in as one run.
-  const at = members.length === 0 ? entries.length : firstAbove(entries, (members[0] as CompressedEntry).ref.objectNumber);
-  entries.splice(at, 0, ...members);
-  internals.entryTuplesCache.invalidate();
-  internals.maxByteWidthsCache.invalidate();
-  internals.indexCache.invalidate();
-  internals.contentsCache.invalidate();
-  computed.size += this.computeIndirectObjectSize(last) - before;
+  // pdf-lib's computeBufferSize creates its cross-reference stream before its first await, so the
+  // stream takes the members synchronously, and pdf-lib sizes and deflates it once, with them.
+  pendingMembers = members;
+  const computed = computeBufferSize.call(this, incremental);
+  if (pendingMembers !== undefined) {
+    pendingMembers = undefined;
+    throw new Error('pdf-lib no longer creates its cross-reference stream as it starts a save');
+  }
   return computed;
 };
 
-/** The index of the first entry numbered above `number` (entries are in object-number order). */
-function firstAbove(entries: CrossRefInternals['entries'], number: number): number {
-  let low = 0;
-  let high = entries.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if ((entries[middle] as CrossRefInternals['entries'][number]).ref.objectNumber > number) high = middle;
-    else low = middle + 1;
-  }
-  return low;
-}
+/**
+ * The writer appends entries in increasing object numbers (its objects in
+ * order, then the object streams and the cross-reference stream it numbers
+ * after them). The members are contiguous, and the packed streams are
+ * numbered after them, so the members go in as one run, in order, as the
+ * first entry numbered past them arrives: every append stays an append
+ * (pdf-writer-speed.ts's fast path).
+ */
+const create = PDFCrossRefStream.create;
+PDFCrossRefStream.create = (dict, encode) => {
+  const stream = create(dict, encode);
+  let members = pendingMembers;
+  pendingMembers = undefined;
+  const first = members?.[0];
+  if (members === undefined || first === undefined) return stream;
+  const internals = stream as unknown as { appendEntry(entry: { readonly ref: { readonly objectNumber: number } }): void };
+  const append = internals.appendEntry;
+  internals.appendEntry = function (this: typeof internals, entry): void {
+    if (members !== undefined && entry.ref.objectNumber > first.ref.objectNumber) {
+      for (const member of members) append.call(this, member);
+      members = undefined;
+    }
+    append.call(this, entry);
+  };
+  return stream;
+};
 
 const plainWriter = PDFWriter.prototype as unknown as WriterInternals;
 const computePlain = plainWriter.computeBufferSize;
-plainWriter.computeBufferSize = function (this: WriterInternals, incremental: boolean): Promise<BufferSize> {
+plainWriter.computeBufferSize = function (this: WriterInternals, incremental: boolean): Promise<unknown> {
   // PDFStreamWriter overrides computeBufferSize, so only pdf-lib's cross-reference table saves reach this.
-  if (packing.has(this.context)) throw new Error('a document with packed object streams saved without object streams');
+  if (packed.has(this.context)) throw new Error('a document with packed object streams saved without object streams');
   return computePlain.call(this, incremental);
 };
