@@ -89,7 +89,7 @@ export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>
   const first = rootNumber + 1;
   const queued: StructureNode<Page>[] = [tree.root];
   const parents: number[] = [rootNumber];
-  const out = new SyntaxBytes(16 * 1024);
+  const out = new SyntaxBytes(scratch);
   /** Per page: the object number of the element owning each MCID (the page's ParentTree array). */
   const owners: number[][] = pages.pages.map(() => []);
   /** ParentTree entries after the pages': one per link annotation. */
@@ -197,7 +197,18 @@ export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>
   }
   doc.catalog.set(PDFName.of('StructTreeRoot'), PDFRef.of(rootNumber));
   doc.catalog.set(PDFName.of('MarkInfo'), context.obj({ Marked: true }));
+  // What was written has been copied out (deflated, or into strings), so the buffer can serve the next render.
+  if (out.buffer.length <= MAX_SCRATCH) scratch = out.buffer;
 }
+
+/**
+ * The structure writer's buffer, kept between the renders of a worker
+ * thread (writeStructure runs synchronously, so one at a time): the 10-page
+ * invoice's structure is ~70 KB; a structure of more than a megabyte gets
+ * a buffer of its own, not kept.
+ */
+const MAX_SCRATCH = 1024 * 1024;
+let scratch: Uint8Array = new Uint8Array(64 * 1024);
 
 /** The PDF/UA identification (ISO 14289-1 §5) as an XMP description. */
 export const PDFUA_IDENTIFICATION = '<rdf:Description rdf:about="" xmlns:pdfuaid="http://www.aiim.org/pdfua/ns/id/"><pdfuaid:part>1</pdfuaid:part></rdf:Description>';

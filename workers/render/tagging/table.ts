@@ -18,6 +18,8 @@ export class TableTags {
   /** Each row's cell elements (data tables), made when the row is first drawn; a split row keeps them on the next page. */
   readonly #cells = new WeakMap<Row, Element[]>();
   readonly #data: boolean;
+  #lastRow: Row | undefined;
+  #lastCells: Element[] | undefined;
 
   constructor(
     private readonly structure: Structure,
@@ -31,7 +33,8 @@ export class TableTags {
 
   /** Enters where cell `index` of `row` is drawn: its element, or an artifact for a repeated header. Leave with leave(). */
   enterCell(row: Row, index: number, repeated: boolean): void {
-    let cells = this.#cells.get(row);
+    // A row's cells are entered one after another: the last row's cells are kept at hand, not looked up per cell.
+    let cells = row === this.#lastRow ? this.#lastCells : this.#cells.get(row);
     if (repeated) {
       const original = cells?.[index];
       this.structure.enter(original === undefined ? PAGINATION : { ...PAGINATION, repeats: original });
@@ -42,6 +45,7 @@ export class TableTags {
       if (cells === undefined) this.#cells.set(row, (cells = []));
       let paragraph = cells[index];
       if (paragraph === undefined) cells[index] = paragraph = this.structure.childOf(this.#table, 'P');
+      this.#remember(row, cells);
       this.structure.enter(paragraph);
       return;
     }
@@ -52,7 +56,13 @@ export class TableTags {
       cells = row.cells.map((placed) => this.#cell(tr, placed, headerRow));
       this.#cells.set(row, cells);
     }
+    this.#remember(row, cells);
     this.structure.enter(cells[index] as Element);
+  }
+
+  #remember(row: Row, cells: Element[]): void {
+    this.#lastRow = row;
+    this.#lastCells = cells;
   }
 
   leave(): void {
