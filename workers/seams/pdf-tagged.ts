@@ -72,9 +72,10 @@ const written = <Page>(kid: Kid<Page>): kid is StructureNode<Page> => isNode(kid
  * Writes the structure into `doc`. Call once, after every page is added.
  * The StructTreeRoot, the elements, the ParentTree and its page arrays are
  * written as bytes (pdf-syntax-bytes.ts), numbered contiguously: packed
- * into object streams of our own when the file has object streams
- * (pdf-packed-streams.ts), one serialized object each otherwise
- * (pdf-serialized.ts). A data table has an element per cell, so the walk
+ * into object streams of our own when the file has object streams and they
+ * are many (pdf-packed-streams.ts), one serialized object each otherwise
+ * (pdf-serialized.ts), which pdf-lib packs with its own or, without object
+ * streams, writes one by one. A data table has an element per cell, so the walk
  * allocates little per element: no string, PDFRef or map entry.
  */
 export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>, pages: TaggedPages): void {
@@ -189,7 +190,7 @@ export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>
   out.ascii(`<</Nums[${numsText}]>>\n`).end();
   const nextKey = pages.pages.length + annotationOwners.length;
   context.assign(PDFRef.of(rootNumber), new SerializedObject(`<</Type/StructTreeRoot/K ${first} 0 R/ParentTree ${parentTree} 0 R/ParentTreeNextKey ${nextKey}>>`));
-  if (pages.objectStreams) packObjects(context, first, out);
+  if (pages.objectStreams && out.ends.length >= PACK_FROM) packObjects(context, first, out);
   else {
     const bytes = Buffer.from(out.bytes.buffer, out.bytes.byteOffset, out.length);
     // Without the newline that ends each object: pdf-lib's writer separates the objects it writes.
@@ -200,6 +201,16 @@ export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>
   // What was written has been copied out (deflated, or into strings), so the buffer can serve the next render.
   if (out.buffer.length <= MAX_SCRATCH) scratch = out.buffer;
 }
+
+/**
+ * The fewest objects packed in streams of their own: a stream of our own is
+ * one more deflate a save, whose set-up alone is ~25-65 µs (a deflateSync of
+ * 220 bytes, 1,000 runs), 3-5% of a tagged letter's ~1.2 ms, while pdf-lib
+ * packs a letter's dozen objects into its own stream for a few µs. At 1.2
+ * µs an object through pdf-lib's writer (the 10-page invoice's 1,250 cost
+ * ~1.5 ms), a stream of our own pays from about 50.
+ */
+const PACK_FROM = 50;
 
 /**
  * The structure writer's buffer, kept between the renders of a worker
