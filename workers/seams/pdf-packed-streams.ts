@@ -21,7 +21,7 @@
 // forbids object streams): pdf-lib's plain PDFWriter throws on a document
 // that has them, a bug in the caller.
 import { deflateSync } from 'node:zlib';
-import { PDFContext, PDFCrossRefStream, PDFDict, PDFRef, PDFStream, PDFStreamWriter, PDFWriter } from '@cantoo/pdf-lib';
+import { PDFCrossRefStream, PDFStream, PDFStreamWriter, PDFWriter, type PDFContext, type PDFDict, type PDFRef } from '@cantoo/pdf-lib';
 import { SyntaxBytes } from './pdf-syntax-bytes.js';
 
 /**
