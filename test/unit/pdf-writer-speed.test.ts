@@ -45,6 +45,23 @@ describe('pdf-lib writer internals', () => {
     ]);
   });
 
+  test('the widths are those pdf-lib computes, in a stream the writer creates', () => {
+    const context = PDFContext.create();
+    const ours = PDFCrossRefStream.create(context.obj({}), false);
+    // pdf-lib's own computation: a stream made with `of`, with the free entry `create` adds.
+    const { stream: theirs } = crossRef();
+    theirs.addDeletedEntry(PDFRef.of(0, 65535), 0);
+    for (const stream of [ours, theirs]) {
+      stream.addUncompressedEntry(PDFRef.of(1), 255);
+      stream.addCompressedEntry(PDFRef.of(2), PDFRef.of(70_000), 256);
+      stream.addUncompressedEntry(PDFRef.of(3, 2), 16_777_216);
+      (stream as unknown as Internals).updateDict();
+    }
+    assert.equal(ours.dict.get(PDFName.of('W'))?.toString(), '[ 1 4 2 ]');
+    assert.equal(ours.dict.get(PDFName.of('W'))?.toString(), theirs.dict.get(PDFName.of('W'))?.toString());
+    assert.deepEqual([...(ours as unknown as Internals).getUnencodedContents()], [...(theirs as unknown as Internals).getUnencodedContents()]);
+  });
+
   test('names decode #xx escapes as before, and the same name is the same instance', () => {
     assert.equal(PDFName.of('A#20B').asString(), '/A#20B');
     assert.equal(PDFName.of('A#20B').decodeText(), 'A B');

@@ -5,7 +5,10 @@
 // fixed (a font's widths array, a tagged file's structure elements) text
 // built once is cheaper to make, to size and to copy: a 10-page tagged
 // invoice's 1,200 structure elements cost ~1.2 ms of pdf-lib objects and
-// their writing (--cpu-prof of the render task, issue 15). The class
+// their writing (--cpu-prof of the render task, issue 15). A structure of
+// 50 objects or more now skips pdf-lib's per-object writing altogether
+// (pdf-packed-streams.ts); smaller ones and files without object streams
+// (PDF/A-1) still come here. The class
 // extends PDFObject directly, not PDFInvalidObject or PDFDict, so pdf-lib's
 // writer packs it into object streams like any dictionary.
 import { PDFObject } from '@cantoo/pdf-lib';

@@ -14,7 +14,9 @@
 //   three reversed copies per entry to write each entry's fields
 //   big-endian: 780 KB of garbage a save of that invoice (the allocation
 //   sampler, counting collected objects), for ~8 KB of output. The fields
-//   are written straight into the output here.
+//   are written straight into the output here, and the widths of /W are
+//   found from the entries without pdf-lib's tuple per entry and binary
+//   string per number.
 // - PDFName.of runs a regular expression over the name (decoding #xx
 //   escapes) before looking it up in its pool, on every call: the writer
 //   calls PDFName.of('Type') for every dictionary it packs, the parser for
@@ -77,6 +79,42 @@ crossRefContents.getUnencodedContents = function (this: typeof crossRefContents)
     writeBigEndian(buffer, at + typeWidth + secondWidth, thirdWidth, third ?? 0);
   }
   return buffer;
+};
+
+/**
+ * The widths /W gives (the bytes of each field's largest value, at least
+ * one), as pdf-lib computes them, from the entries themselves: pdf-lib
+ * builds a tuple array of all entries first and sizes every number through
+ * its binary string (`n.toString(2).length / 8`): ~0.4 ms a save of a
+ * 10-page tagged invoice's 1,400 entries (--cpu-prof, 350 renders:
+ * sizeInBytes 87 ms, computeEntryTuples 35, computeMaxEntryByteWidths 23).
+ * Set on every cross-reference stream the writer creates.
+ */
+function maxByteWidths(entries: readonly CrossRefEntry[]): [number, number, number] {
+  let second = 0;
+  let third = 0;
+  for (const entry of entries) {
+    const secondValue = (entry.type === DELETED ? entry.nextFreeObjectNumber : entry.type === COMPRESSED ? entry.objectStreamRef?.objectNumber : entry.offset) ?? 0;
+    const thirdValue = (entry.type === COMPRESSED ? entry.index : entry.ref.generationNumber) ?? 0;
+    if (secondValue > second) second = secondValue;
+    if (thirdValue > third) third = thirdValue;
+  }
+  return entries.length === 0 ? [0, 0, 0] : [1, byteWidth(second), byteWidth(third)];
+}
+
+/** pdf-lib's sizeInBytes: the bytes of `value`, one for 0. */
+function byteWidth(value: number): number {
+  let bytes = 1;
+  for (let rest = value; rest >= 256; rest = Math.floor(rest / 256)) bytes++;
+  return bytes;
+}
+
+const create = PDFCrossRefStream.create;
+PDFCrossRefStream.create = (dict, encode) => {
+  const stream = create(dict, encode);
+  const internals = stream as unknown as { entries: CrossRefEntry[]; maxByteWidthsCache: { populate: () => [number, number, number] } };
+  internals.maxByteWidthsCache.populate = () => maxByteWidths(internals.entries);
+  return stream;
 };
 
 function writeBigEndian(buffer: Uint8Array, at: number, width: number, value: number): void {

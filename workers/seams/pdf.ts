@@ -307,13 +307,15 @@ class PdfLibDocument implements Document {
 
   async save(): Promise<Uint8Array> {
     await this.#fonts.embedAll();
+    const pdfA = this.pdfA;
+    // PDF/A-1 is PDF 1.4: no object streams or cross-reference streams (ISO 19005-1 6.1.4, veraPDF 6.1.4-1).
+    const compress = this.compress && (pdfA === undefined || !pdfA.startsWith('1'));
     const structure = this.#structure;
-    if (structure !== undefined) writeStructure(this.doc, structure, { pages: this.#pageRefs, annotations: this.#annotationRefs });
+    if (structure !== undefined) writeStructure(this.doc, structure, { pages: this.#pageRefs, annotations: this.#annotationRefs, objectStreams: compress });
     writeOutline(this.doc, this.#outline, this.#pageRefs);
     const pdfUa = structure?.pdfUa === true;
     if (pdfUa && this.pdfA === undefined) writeTaggedMetadata(this.doc, this.#metadata.title ?? '', this.#metadata.language ?? '');
     writeAttachments(this.doc, this.#attachments, this.createdAt);
-    const pdfA = this.pdfA;
     if (pdfA !== undefined) {
       // pdf-lib's conversion adds what ISO 19005 asks of the file itself:
       // a trailer /ID, an sRGB output intent with the ICC v2 profile pdf-lib
@@ -342,8 +344,6 @@ class PdfLibDocument implements Document {
       // ISO 19005-1 6.3.5: a subset CIDFont lists its CIDs in a CIDSet (optional in parts 2 and 3).
       if (part === '1') writeCidSets(this.doc, this.#fonts.embeddedFonts());
     }
-    // PDF/A-1 is PDF 1.4: no object streams or cross-reference streams (ISO 19005-1 6.1.4, veraPDF 6.1.4-1).
-    const compress = this.compress && (pdfA === undefined || !pdfA.startsWith('1'));
     // objectsPerTick: Infinity: in a worker there is no event loop worth yielding
     // to (pdf-lib yields every 50 objects by default, which only slows us down).
     return this.doc.save({ useObjectStreams: compress, objectsPerTick: Number.POSITIVE_INFINITY });

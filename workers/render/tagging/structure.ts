@@ -7,17 +7,33 @@
 // table headers, decorative images). Paths (rules, borders, fills)
 // are always artifacts: every path this engine draws is decoration.
 
-/** A structure element under construction; `page` of its content is the canvas until the document knows page numbers. */
-export interface Element {
-  readonly role: string;
-  readonly kids: (Element | PendingContent | PendingAnnotation)[];
-  readonly alt?: string;
-  readonly scope?: 'Column' | 'Row';
-  readonly colSpan?: number;
+/**
+ * A structure element under construction; `page` of its content is the
+ * canvas until the document knows page numbers. A class with every field
+ * set in its constructor, so every element has one shape: a data table
+ * makes one per cell, and the canvas, the tagging and pdf-tagged.ts's walk
+ * read them by the thousand (object literals spread from their options made
+ * a shape for each mix of options, and the reads of them polymorphic).
+ */
+export class Element {
+  readonly kids: (Element | PendingContent | PendingAnnotation)[] = [];
+  readonly alt: string | undefined;
+  readonly scope: 'Column' | 'Row' | undefined;
+  readonly colSpan: number | undefined;
   /** A Link's target, so consecutive pieces of one link share the element. */
-  readonly uri?: string;
+  readonly uri: string | undefined;
   /** A Figure's box on its page in PDF space (x1 y1 x2 y2), set by the canvas as it draws the image. */
-  bbox?: readonly [number, number, number, number];
+  bbox: readonly [number, number, number, number] | undefined = undefined;
+
+  constructor(
+    readonly role: string,
+    options: ElementOptions = NO_OPTIONS,
+  ) {
+    this.alt = options.alt;
+    this.scope = options.scope;
+    this.colSpan = options.colSpan;
+    this.uri = options.uri;
+  }
 }
 
 export interface PendingContent {
@@ -30,7 +46,14 @@ export interface PendingAnnotation {
   readonly link: number;
 }
 
-export type ElementOptions = Pick<Element, 'alt' | 'scope' | 'colSpan' | 'uri'>;
+export interface ElementOptions {
+  readonly alt?: string | undefined;
+  readonly scope?: 'Column' | 'Row' | undefined;
+  readonly colSpan?: number | undefined;
+  readonly uri?: string | undefined;
+}
+
+const NO_OPTIONS: ElementOptions = Object.freeze({});
 
 /** Content outside the tree: `Pagination` for what repeats on every page (ISO 32000-1 §14.8.2.2.2), untyped for decoration. */
 export interface Artifact {
@@ -48,7 +71,7 @@ export interface StructureOptions {
 }
 
 export class Structure {
-  readonly root: Element = { role: 'Document', kids: [] };
+  readonly root: Element = new Element('Document');
   readonly pdfUa: boolean;
   /** Open elements, innermost last, and artifact spans (nothing drawn inside one joins the tree). */
   readonly #stack: (Element | Artifact)[] = [this.root];
@@ -63,19 +86,19 @@ export class Structure {
   }
 
   /** A new element, last kid of the innermost open element, not entered. */
-  child(role: string, options: ElementOptions = {}): Element {
+  child(role: string, options?: ElementOptions): Element {
     return this.childOf(this.#container(), role, options);
   }
 
   /** A new element, last kid of `parent` (a table's row, made when the row is first drawn). */
-  childOf(parent: Element, role: string, options: ElementOptions = {}): Element {
-    const element: Element = { role, kids: [], ...options };
+  childOf(parent: Element, role: string, options?: ElementOptions): Element {
+    const element = new Element(role, options);
     parent.kids.push(element);
     return element;
   }
 
   /** A new element, entered: what is drawn until close() belongs to it. */
-  open(role: string, options: ElementOptions = {}): Element {
+  open(role: string, options?: ElementOptions): Element {
     const element = this.child(role, options);
     this.#stack.push(element);
     return element;

@@ -8,13 +8,18 @@
 // asks that layout tables not be tagged Table): a Div with each cell's text
 // as a P, row by row.
 import type { Placed, Row } from '../table/model.js';
-import { PAGINATION, type Element, type Structure } from './structure.js';
+import { PAGINATION, type Element, type ElementOptions, type Structure } from './structure.js';
+
+const COLUMN_HEADER: ElementOptions = Object.freeze({ scope: 'Column' });
+const ROW_HEADER: ElementOptions = Object.freeze({ scope: 'Row' });
 
 export class TableTags {
   readonly #table: Element;
   /** Each row's cell elements (data tables), made when the row is first drawn; a split row keeps them on the next page. */
   readonly #cells = new WeakMap<Row, Element[]>();
   readonly #data: boolean;
+  #lastRow: Row | undefined;
+  #lastCells: Element[] | undefined;
 
   constructor(
     private readonly structure: Structure,
@@ -28,7 +33,8 @@ export class TableTags {
 
   /** Enters where cell `index` of `row` is drawn: its element, or an artifact for a repeated header. Leave with leave(). */
   enterCell(row: Row, index: number, repeated: boolean): void {
-    let cells = this.#cells.get(row);
+    // A row's cells are entered one after another: the last row's cells are kept at hand, not looked up per cell.
+    let cells = row === this.#lastRow ? this.#lastCells : this.#cells.get(row);
     if (repeated) {
       const original = cells?.[index];
       this.structure.enter(original === undefined ? PAGINATION : { ...PAGINATION, repeats: original });
@@ -39,6 +45,7 @@ export class TableTags {
       if (cells === undefined) this.#cells.set(row, (cells = []));
       let paragraph = cells[index];
       if (paragraph === undefined) cells[index] = paragraph = this.structure.childOf(this.#table, 'P');
+      this.#remember(row, cells);
       this.structure.enter(paragraph);
       return;
     }
@@ -49,7 +56,13 @@ export class TableTags {
       cells = row.cells.map((placed) => this.#cell(tr, placed, headerRow));
       this.#cells.set(row, cells);
     }
+    this.#remember(row, cells);
     this.structure.enter(cells[index] as Element);
+  }
+
+  #remember(row: Row, cells: Element[]): void {
+    this.#lastRow = row;
+    this.#lastCells = cells;
   }
 
   leave(): void {
@@ -57,9 +70,10 @@ export class TableTags {
   }
 
   #cell(tr: Element, placed: Placed, headerRow: boolean): Element {
-    const span = placed.span > 1 ? { colSpan: placed.span } : {};
-    if (headerRow) return this.structure.childOf(tr, 'TH', { scope: 'Column', ...span });
-    if (placed.cell.header === true) return this.structure.childOf(tr, 'TH', { scope: 'Row', ...span });
-    return this.structure.childOf(tr, 'TD', span);
+    const colSpan = placed.span > 1 ? placed.span : undefined;
+    if (headerRow) return this.structure.childOf(tr, 'TH', colSpan === undefined ? COLUMN_HEADER : { scope: 'Column', colSpan });
+    if (placed.cell.header === true) return this.structure.childOf(tr, 'TH', colSpan === undefined ? ROW_HEADER : { scope: 'Row', colSpan });
+    // Most cells span one column: no options object made for them.
+    return colSpan === undefined ? this.structure.childOf(tr, 'TD') : this.structure.childOf(tr, 'TD', { colSpan });
   }
 }
