@@ -78,6 +78,23 @@ describe('jobs', () => {
     assert.equal((await readProblem(response)).slug, 'validation-failed');
   });
 
+  test('a job submitted to an idle pool is one task: its render validates it first, and the submission is answered from that', async (t) => {
+    const s = await startTestServer();
+    t.after(() => s.close());
+    const ran = (task: string) => [...s.server.pool.tasks.series()].find((series) => series.task === task)?.endings[0] ?? 0;
+    const job = await read(await submit(s, textDocument('one task')));
+    assert.equal(job.status, 'pending');
+    const done = await until(s, job.job_id, 'completed');
+    assert.equal(done.progress, 100);
+    assert.equal((await fetch(`${s.base}/api/v1/jobs/${job.job_id}/result`, { headers: bearer(KEYS.enterprise) })).status, 200);
+    // Found invalid by the render's own check: 422, and nothing stored.
+    const invalid = await submit(s, { operations: [], page_size: 'Z9' });
+    assert.equal(invalid.status, 422);
+    assert.equal((await readProblem(invalid)).slug, 'validation-failed');
+    assert.equal(ran('validate'), 0, 'no validation task of its own');
+    assert.equal(ran('render'), 2);
+  });
+
   test('while running: Retry-After on polls, progress, 409 idempotency-conflict for the result; DELETE cancels and frees the worker', async (t) => {
     const g = gate();
     const s = await startTestServer({}, { workerFile: FAULT_WORKER, workerData: g.workerData });
@@ -284,7 +301,15 @@ describe('job durability and policy', () => {
     const s = await startTestServer({ PLATEN_WORKERS: '2' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
     t.after(() => s.close());
     t.after(() => g.open());
-    const jobs = await Promise.all(Array.from({ length: 5 }, async () => read(await submit(s, { ...textDocument('backlog'), fault: 'block' }))));
+    // Submitted to an idle pool, a job would start from its submission (validated by its own render); so two
+    // synchronous renders hold both threads first, and the jobs are validated apart, as synchronous work, and queued.
+    const holding = Array.from({ length: 2 }, () => postJson(s.base, '/api/v1/render', { ...textDocument('holding'), fault: 'hold' }));
+    await g.held(2);
+    const submitted = Promise.all(Array.from({ length: 5 }, async () => read(await submit(s, { ...textDocument('backlog'), fault: 'block' }))));
+    await waitForQueued(s, 5);
+    g.release();
+    for (const response of await Promise.all(holding)) assert.equal(response.status, 200);
+    const jobs = await submitted;
     // Nothing is known yet about how long jobs take: they may hold both threads.
     await g.blocked(2);
     const sync = postJson(s.base, '/api/v1/render', textDocument('first in line'), {}, AbortSignal.timeout(10_000));

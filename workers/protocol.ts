@@ -188,6 +188,15 @@ export interface RenderOptions {
    */
   readonly progress?: SharedArrayBuffer;
   /**
+   * For a job started by its own submission (src/jobs/runner.ts, one task
+   * instead of a validation and then a render): `progress` holds a second
+   * Int32, which the task sets to 1 (and notifies) once the request has
+   * passed every check the `validate` task makes, so the submission can be
+   * answered 201 while the render goes on. A task that ends without setting
+   * it found the request invalid, and its outcome is the submission's 422.
+   */
+  readonly signalValid?: boolean;
+  /**
    * The client's registered fonts (PUT /api/v1/fonts/{family}): family →
    * path of the checked sfnt file, named by its SHA-256. set_font with a
    * family and no data reads it there; workers keep the bytes (and the

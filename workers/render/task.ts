@@ -30,7 +30,13 @@ function check(input: TaskInput, started: number, binaryFields?: readonly string
  */
 export async function validate(input: TaskInput): Promise<Outcome> {
   const started = performance.now();
-  const checked = check(input, started);
+  const failure = validationFailure(input, started);
+  if (failure !== undefined) return failure;
+  return movable({ ok: true, value: { body: input.body, mediaType: 'application/json' }, timings: { taskMs: performance.now() - started } });
+}
+
+/** What `validate` finds wrong with the request, as its Outcome; undefined when it passes. */
+function validationFailure(input: TaskInput, started: number, checked: Checked = check(input, started)): Outcome | undefined {
   if (!checked.ok) return checked.outcome;
   // What the whole request must satisfy (a tagged file's title and language, unique attachment names), known before any layout.
   try {
@@ -39,7 +45,13 @@ export async function validate(input: TaskInput): Promise<Outcome> {
     if (!(error instanceof RenderError)) throw error;
     return { ok: false, code: 'invalid', detail: summarize(error.errors), errors: error.errors, timings: { taskMs: performance.now() - started } };
   }
-  return movable({ ok: true, value: { body: input.body, mediaType: 'application/json' }, timings: { taskMs: performance.now() - started } });
+  return undefined;
+}
+
+/** RenderOptions.signalValid: the request passed `validate`'s checks; the main thread may answer the submission. */
+function signalValid(progress: Int32Array): void {
+  Atomics.store(progress, 1, 1);
+  Atomics.notify(progress, 1);
 }
 
 export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<Outcome> {
@@ -47,12 +59,23 @@ export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<
   const timings = () => ({ taskMs: performance.now() - started });
   // Only here, where the files are decoded: validate and session operations would decode them for nothing.
   const checked = check(input, started, BINARY_FIELDS);
+  const progress = input.options.progress === undefined ? undefined : new Int32Array(input.options.progress);
+  if (input.options.signalValid === true && progress !== undefined) {
+    // The submission's answer waits for validate's verdict, not the render's:
+    // a request that fails only here (a binary field that does not decode)
+    // passes validate, so it is a job that fails, as when validated apart.
+    const failure = validationFailure(input, started, checked.ok ? checked : check(input, started));
+    if (failure !== undefined) {
+      forgetDecoded();
+      return failure;
+    }
+    signalValid(progress);
+  }
   if (!checked.ok) {
     forgetDecoded();
     return checked.outcome;
   }
 
-  const progress = input.options.progress === undefined ? undefined : new Int32Array(input.options.progress);
   const onProgress = progress === undefined ? undefined : (percent: number) => Atomics.store(progress, 0, percent);
   let pdf: Uint8Array;
   try {
