@@ -244,6 +244,35 @@ describe('job durability and policy', () => {
     await until(s, (await read(answered)).job_id, 'completed');
   });
 
+  test('submissions that wait for a thread together are validated by one task, each with its own verdict', async (t) => {
+    const g = gate();
+    const dataDir = temporaryDataDir();
+    const s = await startTestServer({ PLATEN_DATA_DIR: dataDir, PLATEN_WORKERS: '2' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    t.after(() => g.release());
+    const ran = (task: string) => [...s.server.pool.tasks.series()].find((series) => series.task === task)?.endings[0] ?? 0;
+    // Both threads held by synchronous renders: every submission's validation has to wait.
+    const holding = Array.from({ length: 2 }, () => postJson(s.base, '/api/v1/render', { ...textDocument('holding'), fault: 'hold' }));
+    await g.held(2);
+    const valid = submit(s, textDocument('batched one'));
+    await waitForQueued(s, 1);
+    const invalid = submit(s, { ...textDocument('batched two'), page_size: 'Z9' });
+    const other = submit(s, textDocument('batched three'));
+    // Each joined the waiting task when it was admitted, which is when its job is written.
+    await waitFor(() => ['batched one', 'batched two', 'batched three'].every((text) => journal(dataDir).includes(text)), { what: 'the three submissions in the journal' });
+    assert.equal(s.server.pool.stats.queued, 1, 'one task for the three');
+    g.release();
+    for (const response of await Promise.all(holding)) assert.equal(response.status, 200);
+    const [first, refused, third] = await Promise.all([valid, invalid, other]);
+    assert.equal(first.status, 201);
+    assert.equal(third.status, 201);
+    assert.equal(refused.status, 422);
+    assert.equal((await readProblem(refused)).slug, 'validation-failed');
+    assert.equal(ran('validate'), 1);
+    await until(s, (await read(first)).job_id, 'completed');
+    await until(s, (await read(third)).job_id, 'completed');
+  });
+
   test('a request found invalid after it was written is removed before its 422: a restart does not bring it back', async (t) => {
     const g = gate();
     const dataDir = temporaryDataDir();
@@ -306,7 +335,8 @@ describe('job durability and policy', () => {
     const holding = Array.from({ length: 2 }, () => postJson(s.base, '/api/v1/render', { ...textDocument('holding'), fault: 'hold' }));
     await g.held(2);
     const submitted = Promise.all(Array.from({ length: 5 }, async () => read(await submit(s, { ...textDocument('backlog'), fault: 'block' }))));
-    await waitForQueued(s, 5);
+    // One validation task waits (the submissions that arrive while it does join it: job-validation.ts).
+    await waitForQueued(s, 1);
     g.release();
     for (const response of await Promise.all(holding)) assert.equal(response.status, 200);
     const jobs = await submitted;

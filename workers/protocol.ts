@@ -15,8 +15,8 @@
  */
 export interface TaskMap {
   render: { options: RenderOptions; value: TaskValue };
-  /** Validates a RenderRequest and hands its body back (POST /jobs). */
-  validate: { options: NoOptions; value: TaskValue };
+  /** Validates a RenderRequest and hands its body back (POST /jobs); or several, one verdict each (ValidateOptions). */
+  validate: { options: ValidateOptions; value: TaskValue };
   'session-operation': { options: SessionOperationOptions; value: TaskValue };
   /** Start-up only (WorkerPool.warm): loads every task module on every thread. */
   warm: { options: WarmOptions; value: TaskValue };
@@ -176,6 +176,19 @@ export interface WorkerSettings {
   /** PLATEN_MAX_DECODED_BYTES: what one task's PDF streams and images may decode to (untrusted/decoded-bytes.ts). */
   readonly maxDecodedBytes: number;
 }
+
+/**
+ * Options of the `validate` task. With `lengths`, the body holds that many
+ * requests back to back (job submissions that waited for a thread
+ * together), and the answer's body is the JSON of one ValidationVerdict
+ * for each, in order.
+ */
+export interface ValidateOptions {
+  readonly lengths?: readonly number[];
+}
+
+/** One request's verdict in a batch (ValidateOptions): null when it is valid, else what the validate task would have answered. */
+export type ValidationVerdict = null | { readonly code: FailureCode; readonly detail: string; readonly errors?: readonly FieldError[]; readonly cause?: string };
 
 /** Options of the `render` task, set by the server's configuration. */
 export interface RenderOptions {

@@ -160,7 +160,10 @@ export class WorkerPool {
       client: options.client ?? ANONYMOUS,
       priority: options.priority ?? 'interactive',
       enqueuedAt: 0,
-      start: () => settle('started'),
+      start: () => {
+        options.started?.();
+        settle('started');
+      },
       evict: () => settle('evicted'),
     };
     const refused = this.#scheduler.submit(ticket);

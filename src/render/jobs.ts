@@ -2,13 +2,14 @@
 // download. A job belongs to the client that made it: any other key gets
 // 404, exactly as for a job that does not exist.
 import { randomBytes } from 'node:crypto';
-import { dispatch, taskValue } from '../http/dispatch.js';
+import { taskValue } from '../http/dispatch.js';
 import { renderEnvelope } from '../http/envelope.js';
 import { HttpProblem } from '../http/problem.js';
 import type { Route, RouteContext, RouteResult } from '../http/route.js';
 import type { SubmissionStarter, SubmittedRun } from '../jobs/execute.js';
 import type { WorkerPool } from '../pool/pool.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
+import { JobValidation } from './job-validation.js';
 import { TERMINAL, type JobExecutor, type JobRecord, type JobStore } from '../store/jobs.js';
 
 export interface JobRoutesDeps {
@@ -44,6 +45,7 @@ const POLL_AFTER_SECONDS = 1;
 
 export function jobRoutes(deps: JobRoutesDeps): Route[] {
   const { store, runner } = deps;
+  const validation = new JobValidation(deps.pool);
 
   const view = async (job: JobRecord) => ({
     job_id: job.id,
@@ -143,7 +145,7 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
     const started = await runner.startSubmitted?.(job, { body: context.body.buffer, length: context.body.length, create: () => store.create(job, body), gone: context.gone });
     if (started !== undefined) return acceptStarted(context, job, started);
     let stored: Promise<void> | undefined;
-    const validated = dispatch(deps.pool, context, 'validate', {}, context.body, () => {
+    const validated = validation.validate(context, () => {
       stored = store.create(job, body);
       // Awaited below in every case; this keeps a write that fails first from being reported as unhandled meanwhile.
       stored.catch(() => undefined);

@@ -1,6 +1,6 @@
 // The `render` task: JSON RenderRequest bytes in, PDF bytes out.
 import { performance } from 'node:perf_hooks';
-import type { Outcome, RenderOptions, TaskInput } from '../protocol.js';
+import type { Outcome, RenderOptions, TaskInput, ValidateOptions, ValidationVerdict } from '../protocol.js';
 import { forgetDecoded } from '../task/base64.js';
 import { readJsonRequest } from '../task/json-request.js';
 import { movable, ownBuffer } from '../task/transfer.js';
@@ -15,7 +15,7 @@ const DEFAULT_OPTIONS: RenderOptions = { maxPages: 2000 };
 type Checked = { ok: true; request: RenderRequest } | { ok: false; outcome: Outcome };
 
 /** Parses and validates a RenderRequest body; a failure is the Outcome to return. */
-function check(input: TaskInput, started: number, binaryFields?: readonly string[]): Checked {
+function check(input: TaskInput<unknown>, started: number, binaryFields?: readonly string[]): Checked {
   const read = readJsonRequest(input.body, input.length, RenderRequest, { ...(binaryFields === undefined ? {} : { binaryFields }), prepare: normalizeAliases });
   if (read.ok) return { ok: true, request: read.value };
   return { ok: false, outcome: { ok: false, code: read.code, detail: read.detail, ...(read.errors === undefined ? {} : { errors: read.errors }), timings: { taskMs: performance.now() - started } } };
@@ -28,15 +28,37 @@ function check(input: TaskInput, started: number, binaryFields?: readonly string
  * still fail the job. The body comes back (transferred again, not copied):
  * the main thread stores it as the job's request.
  */
-export async function validate(input: TaskInput): Promise<Outcome> {
+export async function validate(input: TaskInput<ValidateOptions>): Promise<Outcome> {
   const started = performance.now();
+  if (input.options.lengths !== undefined) return validateEach(input, async (one) => validationFailure(one, started) ?? VALID);
   const failure = validationFailure(input, started);
   if (failure !== undefined) return failure;
   return movable({ ok: true, value: { body: input.body, mediaType: 'application/json' }, timings: { taskMs: performance.now() - started } });
 }
 
+/** A passing verdict, for validateEach. */
+const VALID: Outcome = Object.freeze({ ok: true, value: { body: new ArrayBuffer(0), mediaType: 'application/json' }, timings: { taskMs: 0 } });
+
+/**
+ * A batch (ValidateOptions.lengths): each request checked by `one` in its
+ * own buffer, as a lone validate task would check it, and the verdicts
+ * answered as JSON, in order.
+ */
+export async function validateEach(input: TaskInput<ValidateOptions>, one: (request: TaskInput<ValidateOptions>) => Promise<Outcome>): Promise<Outcome> {
+  const started = performance.now();
+  const verdicts: ValidationVerdict[] = [];
+  let offset = 0;
+  for (const length of input.options.lengths ?? []) {
+    const outcome = await one({ body: input.body.slice(offset, offset + length), length, options: {} });
+    offset += length;
+    verdicts.push(outcome.ok ? null : { code: outcome.code, detail: outcome.detail, ...(outcome.errors === undefined ? {} : { errors: outcome.errors }), ...(outcome.cause === undefined ? {} : { cause: outcome.cause }) });
+  }
+  const json = new TextEncoder().encode(JSON.stringify(verdicts));
+  return { ok: true, value: { body: json.buffer as ArrayBuffer, mediaType: 'application/json' }, timings: { taskMs: performance.now() - started } };
+}
+
 /** What `validate` finds wrong with the request, as its Outcome; undefined when it passes. */
-function validationFailure(input: TaskInput, started: number, checked: Checked = check(input, started)): Outcome | undefined {
+function validationFailure(input: TaskInput<unknown>, started: number, checked: Checked = check(input, started)): Outcome | undefined {
   if (!checked.ok) return checked.outcome;
   // What the whole request must satisfy (a tagged file's title and language, unique attachment names), known before any layout.
   try {
