@@ -273,6 +273,22 @@ describe('job durability and policy', () => {
     await until(s, (await read(third)).job_id, 'completed');
   });
 
+  test('a validation task that times out waiting for a thread takes no more submissions', async (t) => {
+    const g = gate();
+    const s = await startTestServer({ PLATEN_WORKERS: '2', PLATEN_TIMEOUT_MS: '300' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    t.after(() => g.release());
+    // Two jobs hold both threads (they started from their submissions on the idle pool; jobs have their own timeout).
+    const holding = await Promise.all(Array.from({ length: 2 }, async () => read(await submit(s, { ...textDocument('holding'), fault: 'hold' }))));
+    await g.held(2);
+    for (const text of ['first', 'second']) {
+      const response = await postJson(s.base, '/api/v1/jobs', textDocument(text), {}, AbortSignal.timeout(5_000));
+      assert.equal(response.status, 504, `${text}: answered when its own task timed out, not left waiting on the last one`);
+    }
+    g.release();
+    for (const job of holding) await until(s, job.job_id, 'completed');
+  });
+
   test('a request found invalid after it was written is removed before its 422: a restart does not bring it back', async (t) => {
     const g = gate();
     const dataDir = temporaryDataDir();

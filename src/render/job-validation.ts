@@ -86,14 +86,17 @@ export class JobValidation {
       },
       started: () => this.#start(client.id, batch),
     });
-    void run.then((result) => this.#answer(batch, result));
+    void run.then((result) => {
+      // Ended without a thread (timed out or pushed out while waiting): closed to newcomers too.
+      this.#close(client.id, batch);
+      this.#answer(batch, result);
+    });
     taskValue(this.pool, context, await own);
   }
 
   /** The task has its thread: no one joins any more, and more than one member makes one body of all. */
   #start(client: string, batch: Batch): void {
-    batch.started = true;
-    if (this.#waiting.get(client) === batch) this.#waiting.delete(client);
+    this.#close(client, batch);
     if (batch.members.length === 1) return;
     const body = new Uint8Array(batch.bytes);
     const lengths: number[] = [];
@@ -106,6 +109,11 @@ export class JobValidation {
     batch.input.body = body.buffer;
     batch.input.length = body.byteLength;
     batch.input.options = { lengths };
+  }
+
+  #close(client: string, batch: Batch): void {
+    batch.started = true;
+    if (this.#waiting.get(client) === batch) this.#waiting.delete(client);
   }
 
   /** Each member's own result: the batch's failure, or its verdict as a lone validate task's outcome. */
