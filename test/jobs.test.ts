@@ -78,6 +78,23 @@ describe('jobs', () => {
     assert.equal((await readProblem(response)).slug, 'validation-failed');
   });
 
+  test('a job submitted to an idle pool is one task: its render validates it first, and the submission is answered from that', async (t) => {
+    const s = await startTestServer();
+    t.after(() => s.close());
+    const ran = (task: string) => [...s.server.pool.tasks.series()].find((series) => series.task === task)?.endings[0] ?? 0;
+    const job = await read(await submit(s, textDocument('one task')));
+    assert.equal(job.status, 'pending');
+    const done = await until(s, job.job_id, 'completed');
+    assert.equal(done.progress, 100);
+    assert.equal((await fetch(`${s.base}/api/v1/jobs/${job.job_id}/result`, { headers: bearer(KEYS.enterprise) })).status, 200);
+    // Found invalid by the render's own check: 422, and nothing stored.
+    const invalid = await submit(s, { operations: [], page_size: 'Z9' });
+    assert.equal(invalid.status, 422);
+    assert.equal((await readProblem(invalid)).slug, 'validation-failed');
+    assert.equal(ran('validate'), 0, 'no validation task of its own');
+    assert.equal(ran('render'), 2);
+  });
+
   test('while running: Retry-After on polls, progress, 409 idempotency-conflict for the result; DELETE cancels and frees the worker', async (t) => {
     const g = gate();
     const s = await startTestServer({}, { workerFile: FAULT_WORKER, workerData: g.workerData });
@@ -227,6 +244,51 @@ describe('job durability and policy', () => {
     await until(s, (await read(answered)).job_id, 'completed');
   });
 
+  test('submissions that wait for a thread together are validated by one task, each with its own verdict', async (t) => {
+    const g = gate();
+    const dataDir = temporaryDataDir();
+    const s = await startTestServer({ PLATEN_DATA_DIR: dataDir, PLATEN_WORKERS: '2' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    t.after(() => g.release());
+    const ran = (task: string) => [...s.server.pool.tasks.series()].find((series) => series.task === task)?.endings[0] ?? 0;
+    // Both threads held by synchronous renders: every submission's validation has to wait.
+    const holding = Array.from({ length: 2 }, () => postJson(s.base, '/api/v1/render', { ...textDocument('holding'), fault: 'hold' }));
+    await g.held(2);
+    const valid = submit(s, textDocument('batched one'));
+    await waitForQueued(s, 1);
+    const invalid = submit(s, { ...textDocument('batched two'), page_size: 'Z9' });
+    const other = submit(s, textDocument('batched three'));
+    // Each joined the waiting task when it was admitted, which is when its job is written.
+    await waitFor(() => ['batched one', 'batched two', 'batched three'].every((text) => journal(dataDir).includes(text)), { what: 'the three submissions in the journal' });
+    assert.equal(s.server.pool.stats.queued, 1, 'one task for the three');
+    g.release();
+    for (const response of await Promise.all(holding)) assert.equal(response.status, 200);
+    const [first, refused, third] = await Promise.all([valid, invalid, other]);
+    assert.equal(first.status, 201);
+    assert.equal(third.status, 201);
+    assert.equal(refused.status, 422);
+    assert.equal((await readProblem(refused)).slug, 'validation-failed');
+    assert.equal(ran('validate'), 1);
+    await until(s, (await read(first)).job_id, 'completed');
+    await until(s, (await read(third)).job_id, 'completed');
+  });
+
+  test('a validation task that times out waiting for a thread takes no more submissions', async (t) => {
+    const g = gate();
+    const s = await startTestServer({ PLATEN_WORKERS: '2', PLATEN_TIMEOUT_MS: '300' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    t.after(() => g.release());
+    // Two jobs hold both threads (they started from their submissions on the idle pool; jobs have their own timeout).
+    const holding = await Promise.all(Array.from({ length: 2 }, async () => read(await submit(s, { ...textDocument('holding'), fault: 'hold' }))));
+    await g.held(2);
+    for (const text of ['first', 'second']) {
+      const response = await postJson(s.base, '/api/v1/jobs', textDocument(text), {}, AbortSignal.timeout(5_000));
+      assert.equal(response.status, 504, `${text}: answered when its own task timed out, not left waiting on the last one`);
+    }
+    g.release();
+    for (const job of holding) await until(s, job.job_id, 'completed');
+  });
+
   test('a request found invalid after it was written is removed before its 422: a restart does not bring it back', async (t) => {
     const g = gate();
     const dataDir = temporaryDataDir();
@@ -284,7 +346,16 @@ describe('job durability and policy', () => {
     const s = await startTestServer({ PLATEN_WORKERS: '2' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
     t.after(() => s.close());
     t.after(() => g.open());
-    const jobs = await Promise.all(Array.from({ length: 5 }, async () => read(await submit(s, { ...textDocument('backlog'), fault: 'block' }))));
+    // Submitted to an idle pool, a job would start from its submission (validated by its own render); so two
+    // synchronous renders hold both threads first, and the jobs are validated apart, as synchronous work, and queued.
+    const holding = Array.from({ length: 2 }, () => postJson(s.base, '/api/v1/render', { ...textDocument('holding'), fault: 'hold' }));
+    await g.held(2);
+    const submitted = Promise.all(Array.from({ length: 5 }, async () => read(await submit(s, { ...textDocument('backlog'), fault: 'block' }))));
+    // One validation task waits (the submissions that arrive while it does join it: job-validation.ts).
+    await waitForQueued(s, 1);
+    g.release();
+    for (const response of await Promise.all(holding)) assert.equal(response.status, 200);
+    const jobs = await submitted;
     // Nothing is known yet about how long jobs take: they may hold both threads.
     await g.blocked(2);
     const sync = postJson(s.base, '/api/v1/render', textDocument('first in line'), {}, AbortSignal.timeout(10_000));

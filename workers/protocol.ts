@@ -15,8 +15,8 @@
  */
 export interface TaskMap {
   render: { options: RenderOptions; value: TaskValue };
-  /** Validates a RenderRequest and hands its body back (POST /jobs). */
-  validate: { options: NoOptions; value: TaskValue };
+  /** Validates a RenderRequest and hands its body back (POST /jobs); or several, one verdict each (ValidateOptions). */
+  validate: { options: ValidateOptions; value: TaskValue };
   'session-operation': { options: SessionOperationOptions; value: TaskValue };
   /** Start-up only (WorkerPool.warm): loads every task module on every thread. */
   warm: { options: WarmOptions; value: TaskValue };
@@ -177,6 +177,19 @@ export interface WorkerSettings {
   readonly maxDecodedBytes: number;
 }
 
+/**
+ * Options of the `validate` task. With `lengths`, the body holds that many
+ * requests back to back (job submissions that waited for a thread
+ * together), and the answer's body is the JSON of one ValidationVerdict
+ * for each, in order.
+ */
+export interface ValidateOptions {
+  readonly lengths?: readonly number[];
+}
+
+/** One request's verdict in a batch (ValidateOptions): null when it is valid, else what the validate task would have answered. */
+export type ValidationVerdict = null | { readonly code: FailureCode; readonly detail: string; readonly errors?: readonly FieldError[]; readonly cause?: string };
+
 /** Options of the `render` task, set by the server's configuration. */
 export interface RenderOptions {
   /** Pages one document may have; past it the task fails with `invalid`. */
@@ -187,6 +200,15 @@ export interface RenderOptions {
    * client polls. Shared memory, because a running task sends no messages.
    */
   readonly progress?: SharedArrayBuffer;
+  /**
+   * For a job started by its own submission (src/jobs/runner.ts, one task
+   * instead of a validation and then a render): `progress` holds a second
+   * Int32, which the task sets to 1 (and notifies) once the request has
+   * passed every check the `validate` task makes, so the submission can be
+   * answered 201 while the render goes on. A task that ends without setting
+   * it found the request invalid, and its outcome is the submission's 422.
+   */
+  readonly signalValid?: boolean;
   /**
    * The client's registered fonts (PUT /api/v1/fonts/{family}): family →
    * path of the checked sfnt file, named by its SHA-256. set_font with a

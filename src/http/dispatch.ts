@@ -2,7 +2,7 @@
 // either the task's value or an HttpProblem. The request body is handed
 // over (transferred) to the worker.
 import type { AccelFailureCode, OptionsOf, TaskName, ValueOf } from '../../workers/protocol.js';
-import type { SaturationCause, WorkerPool } from '../pool/pool.js';
+import type { PoolResult, SaturationCause, WorkerPool } from '../pool/pool.js';
 import { HttpProblem, type Slug } from './problem.js';
 import type { Body } from './body.js';
 import { ClientGone, type RouteContext } from './route.js';
@@ -28,6 +28,11 @@ export async function dispatch<Name extends TaskName>(
 ): Promise<ValueOf<Name>> {
   const client = context.principal === undefined ? undefined : pool.client(context.principal);
   const result = await pool.run(task, { body: body.buffer, length: body.length, options }, context.gone, { client, admitted });
+  return taskValue(pool, context, result);
+}
+
+/** A pool result as a route takes it: the task's value, or the HttpProblem (or ClientGone) that answers it. */
+export function taskValue<Name extends TaskName>(pool: WorkerPool, context: RouteContext, result: PoolResult<Name>): ValueOf<Name> {
   if (result.ok) {
     const { outcome } = result;
     context.timings.taskMs = outcome.timings.taskMs;

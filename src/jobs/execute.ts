@@ -4,9 +4,9 @@
 // from `running`, so a job cancelled meanwhile (on any node) stays cancelled.
 import type { RenderOptions } from '../../workers/protocol.js';
 import type { FairClient } from '../pool/fair-queue.js';
-import type { WorkerPool } from '../pool/pool.js';
+import type { CallerSignal, PoolResult, WorkerPool } from '../pool/pool.js';
 import type { FontStore } from '../store/fonts.js';
-import type { JobStore } from '../store/jobs.js';
+import type { JobRecord, JobStore } from '../store/jobs.js';
 
 export interface ExecuteOptions {
   readonly store: JobStore;
@@ -23,6 +23,103 @@ export interface Execution {
   readonly progress: Int32Array;
   /** Called once the pool task has ended, before the outcome is stored: the runner may start another job meanwhile. */
   readonly rendered?: () => void;
+}
+
+/** A job being submitted, for a runner that may start it at once (SubmissionStarter). */
+export interface Submission {
+  /** The request body, handed over to the task (transferred). */
+  readonly body: ArrayBuffer;
+  readonly length: number;
+  /** Writes the job's creation durably; called once, when the pool has admitted the task (never when it refused it at once). */
+  readonly create: () => Promise<void>;
+  /** The submitting client: when it leaves before the request is known valid, the task is stopped. */
+  readonly gone: CallerSignal;
+}
+
+/** `valid`: the request passed the validate task's checks. Otherwise the pool's result says why not (the submission's 4xx or 5xx). */
+export type SubmissionVerdict = { readonly valid: true } | { readonly valid: false; readonly result: PoolResult<'render'> };
+
+export interface SubmittedRun {
+  /** Settles as soon as the task has validated the request (the render goes on), or when it ended without doing so. */
+  readonly verdict: Promise<SubmissionVerdict>;
+  /** The creation's write (Submission.create), once started. */
+  readonly stored: () => Promise<void> | undefined;
+}
+
+/**
+ * A runner that may run a job from its submission on: when the job would
+ * be started at once anyway, its render task validates it first and says
+ * so in shared memory, so a job is one task instead of two (issue 14).
+ */
+export interface SubmissionStarter {
+  /** Undefined when the job would not start at once: the caller validates it apart and queues it. */
+  startSubmitted(job: JobRecord, submission: Submission): Promise<SubmittedRun | undefined>;
+}
+
+/** Slot 1 of a submitted job's shared Int32s: set to 1 by the task once the request is valid (RenderOptions.signalValid). */
+const VALID = 1;
+
+/**
+ * Runs a job started by its submission (SubmissionStarter): its record is
+ * being written meanwhile (`stored`); `verdict` is told as soon as the task
+ * signals that the request is valid, or when the task ends without that.
+ * Only a valid job's run is this function's to finish: a job found invalid
+ * (or whose task ended before it could tell) is the submission's to answer
+ * and remove, and nothing about it is stored here.
+ */
+export async function executeSubmitted(
+  options: ExecuteOptions,
+  job: JobRecord,
+  submission: Submission & { readonly fonts: Readonly<Record<string, string>> | undefined },
+  execution: Execution,
+  owner: FairClient,
+  verdict: (verdict: SubmissionVerdict) => void,
+): Promise<void> {
+  const { store, pool } = options;
+  const slots = execution.progress;
+  let told = false;
+  const tell = (answer: SubmissionVerdict) => {
+    if (told) return;
+    told = true;
+    verdict(answer);
+  };
+  // Resolves when the worker notifies (or the main thread does, below, once the task has ended).
+  const waiting = Atomics.waitAsync(slots, VALID, 0);
+  if (waiting.async) void waiting.value.then(() => Atomics.load(slots, VALID) === 1 && tell({ valid: true }));
+  let stored: Promise<void> | undefined;
+  let running: Promise<JobRecord | undefined> | undefined;
+  const renderOptions: RenderOptions = {
+    maxPages: options.maxPages,
+    progress: slots.buffer as SharedArrayBuffer,
+    signalValid: true,
+    ...(submission.fonts === undefined ? {} : { fonts: submission.fonts }),
+  };
+  const result = await pool.run('render', { body: submission.body, length: submission.length, options: { ...renderOptions } }, execution.signal, {
+    timeoutMs: options.timeoutMs,
+    abortGraceMs: 0,
+    client: owner,
+    priority: 'background',
+    admitted: () => {
+      stored = submission.create();
+      // The job is `running` from when its creation is durable (in memory only, as for any job).
+      running = stored.then(() => store.update(job.id, { status: 'running', startedAt: new Date().toISOString() }, ['pending']));
+      running.catch(() => undefined);
+    },
+  });
+  execution.rendered?.();
+  // Wakes the wait above when the task ended without notifying.
+  Atomics.notify(slots, VALID);
+  if (Atomics.load(slots, VALID) !== 1) return tell({ valid: false, result });
+  tell({ valid: true });
+  // The creation failed (the submission answers that), or a cancel or removal came first.
+  const started = await running?.catch(() => undefined);
+  if (started === undefined || execution.signal.aborted) return;
+  const completedAt = new Date().toISOString();
+  if (result.ok && result.outcome.ok) {
+    await store.complete(job.id, new Uint8Array(result.outcome.value.body), completedAt);
+    return;
+  }
+  await store.update(job.id, { status: 'failed', completedAt, error: failure(result, options.timeoutMs) }, ['running']);
 }
 
 /**

@@ -85,6 +85,13 @@ export interface RunOptions {
    * write, so that it overlaps the wait and the task.
    */
   readonly admitted?: () => void;
+  /**
+   * Called synchronously once the task has its thread, before its input is
+   * handed over: until then the caller may still change the input object's
+   * members (a batch of job validations takes in the submissions that
+   * arrived while it waited).
+   */
+  readonly started?: () => void;
 }
 
 export interface PoolStats {

@@ -114,6 +114,15 @@ export class WorkerPool {
     };
   }
 
+  /**
+   * Whether a background task run now would start on a thread at once
+   * (scheduler.ts); a job may then be validated by its own render instead
+   * of by a task of its own (src/jobs/runner.ts).
+   */
+  get backgroundStartsNow(): boolean {
+    return this.#threads.starting === 0 && this.#breaker.state === 'closed' && this.#scheduler.backgroundStartsNow;
+  }
+
   /** Exponentially weighted mean of task time in ms (worker-measured), 0 before the first task. */
   get meanRunMs(): number {
     return this.#meanTaskMs;
@@ -151,7 +160,10 @@ export class WorkerPool {
       client: options.client ?? ANONYMOUS,
       priority: options.priority ?? 'interactive',
       enqueuedAt: 0,
-      start: () => settle('started'),
+      start: () => {
+        options.started?.();
+        settle('started');
+      },
       evict: () => settle('evicted'),
     };
     const refused = this.#scheduler.submit(ticket);

@@ -104,6 +104,15 @@ export class Scheduler {
     return this.#interactive.size + this.#background.length;
   }
 
+  /**
+   * Whether a background task submitted now would start at once: a thread
+   * free, nothing waiting for one (synchronous or background), and the
+   * last-thread rule met.
+   */
+  get backgroundStartsNow(): boolean {
+    return this.#running < this.options.threads && this.#interactive.size === 0 && this.#background.length === 0 && this.#backgroundMayStart();
+  }
+
   /** True while the queue is standing and admission goes by expected wait. */
   get standing(): boolean {
     return this.#standing;

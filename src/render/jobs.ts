@@ -2,18 +2,21 @@
 // download. A job belongs to the client that made it: any other key gets
 // 404, exactly as for a job that does not exist.
 import { randomBytes } from 'node:crypto';
-import { dispatch } from '../http/dispatch.js';
+import { taskValue } from '../http/dispatch.js';
 import { renderEnvelope } from '../http/envelope.js';
 import { HttpProblem } from '../http/problem.js';
 import type { Route, RouteContext, RouteResult } from '../http/route.js';
+import type { SubmissionStarter, SubmittedRun } from '../jobs/execute.js';
 import type { WorkerPool } from '../pool/pool.js';
 import type { IdempotencyStore } from '../store/idempotency.js';
+import { JobValidation } from './job-validation.js';
 import { TERMINAL, type JobExecutor, type JobRecord, type JobStore } from '../store/jobs.js';
 
 export interface JobRoutesDeps {
   readonly pool: WorkerPool;
   readonly store: JobStore;
-  readonly runner: JobExecutor;
+  /** A runner that can start a job from its submission (the embedded one) validates it in its render when it starts it at once. */
+  readonly runner: JobExecutor & Partial<SubmissionStarter>;
   readonly idempotency: IdempotencyStore;
   readonly apiVersion: string;
 }
@@ -42,6 +45,7 @@ const POLL_AFTER_SECONDS = 1;
 
 export function jobRoutes(deps: JobRoutesDeps): Route[] {
   const { store, runner } = deps;
+  const validation = new JobValidation(deps.pool);
 
   const view = async (job: JobRecord) => ({
     job_id: job.id,
@@ -121,7 +125,9 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
    * 3.5-10 ms of a submission at load 7-10). A request the pool refuses at
    * once (503) writes nothing. A request found invalid, or whose validation
    * ends otherwise, is removed again, durably, before it is answered, so no
-   * restart can bring it back.
+   * restart can bring it back. A job the runner starts at once is validated
+   * by its own render task instead (runner.ts startSubmitted), with the same
+   * checks, writes and removals.
    */
   const accept = async (context: RouteContext, owner: string, idempotency: JobRecord['idempotency']): Promise<JobRecord> => {
     const job: JobRecord = {
@@ -136,8 +142,10 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
     };
     // The store's own copy: the request's buffer is transferred to the validating worker while the store writes this one.
     const body = new Uint8Array(context.body.buffer, 0, context.body.length).slice();
+    const started = await runner.startSubmitted?.(job, { body: context.body.buffer, length: context.body.length, create: () => store.create(job, body), gone: context.gone });
+    if (started !== undefined) return acceptStarted(context, job, started);
     let stored: Promise<void> | undefined;
-    const validated = dispatch(deps.pool, context, 'validate', {}, context.body, () => {
+    const validated = validation.validate(context, () => {
       stored = store.create(job, body);
       // Awaited below in every case; this keeps a write that fails first from being reported as unhandled meanwhile.
       stored.catch(() => undefined);
@@ -158,6 +166,23 @@ export function jobRoutes(deps: JobRoutesDeps): Route[] {
       await store.remove(job.id).catch(() => undefined);
       throw error;
     }
+    return job;
+  };
+
+  /** The submission of a job its runner started at once: answered from the render's word that the request is valid. */
+  const acceptStarted = async (context: RouteContext, job: JobRecord, run: SubmittedRun): Promise<JobRecord> => {
+    const verdict = await run.verdict;
+    const stored = run.stored();
+    // Awaited below in every case; this keeps a write that fails first from being reported as unhandled meanwhile.
+    stored?.catch(() => undefined);
+    if (!verdict.valid) {
+      if (stored !== undefined) await stored.then(() => store.remove(job.id)).catch(() => undefined);
+      taskValue(deps.pool, context, verdict.result);
+      // Only a task that finished without finding the request invalid gets here, and such a task said it was valid first.
+      throw new Error('the job task ended without saying whether its request is valid');
+    }
+    if (stored === undefined) throw new Error('the job task ran without the pool admitting it');
+    await stored;
     return job;
   };
 

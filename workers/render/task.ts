@@ -1,6 +1,6 @@
 // The `render` task: JSON RenderRequest bytes in, PDF bytes out.
 import { performance } from 'node:perf_hooks';
-import type { Outcome, RenderOptions, TaskInput } from '../protocol.js';
+import type { Outcome, RenderOptions, TaskInput, ValidateOptions, ValidationVerdict } from '../protocol.js';
 import { forgetDecoded } from '../task/base64.js';
 import { readJsonRequest } from '../task/json-request.js';
 import { movable, ownBuffer } from '../task/transfer.js';
@@ -15,7 +15,7 @@ const DEFAULT_OPTIONS: RenderOptions = { maxPages: 2000 };
 type Checked = { ok: true; request: RenderRequest } | { ok: false; outcome: Outcome };
 
 /** Parses and validates a RenderRequest body; a failure is the Outcome to return. */
-function check(input: TaskInput, started: number, binaryFields?: readonly string[]): Checked {
+function check(input: TaskInput<unknown>, started: number, binaryFields?: readonly string[]): Checked {
   const read = readJsonRequest(input.body, input.length, RenderRequest, { ...(binaryFields === undefined ? {} : { binaryFields }), prepare: normalizeAliases });
   if (read.ok) return { ok: true, request: read.value };
   return { ok: false, outcome: { ok: false, code: read.code, detail: read.detail, ...(read.errors === undefined ? {} : { errors: read.errors }), timings: { taskMs: performance.now() - started } } };
@@ -28,9 +28,37 @@ function check(input: TaskInput, started: number, binaryFields?: readonly string
  * still fail the job. The body comes back (transferred again, not copied):
  * the main thread stores it as the job's request.
  */
-export async function validate(input: TaskInput): Promise<Outcome> {
+export async function validate(input: TaskInput<ValidateOptions>): Promise<Outcome> {
   const started = performance.now();
-  const checked = check(input, started);
+  if (input.options.lengths !== undefined) return validateEach(input, async (one) => validationFailure(one, started) ?? VALID);
+  const failure = validationFailure(input, started);
+  if (failure !== undefined) return failure;
+  return movable({ ok: true, value: { body: input.body, mediaType: 'application/json' }, timings: { taskMs: performance.now() - started } });
+}
+
+/** A passing verdict, for validateEach. */
+const VALID: Outcome = Object.freeze({ ok: true, value: { body: new ArrayBuffer(0), mediaType: 'application/json' }, timings: { taskMs: 0 } });
+
+/**
+ * A batch (ValidateOptions.lengths): each request checked by `one` in its
+ * own buffer, as a lone validate task would check it, and the verdicts
+ * answered as JSON, in order.
+ */
+export async function validateEach(input: TaskInput<ValidateOptions>, one: (request: TaskInput<ValidateOptions>) => Promise<Outcome>): Promise<Outcome> {
+  const started = performance.now();
+  const verdicts: ValidationVerdict[] = [];
+  let offset = 0;
+  for (const length of input.options.lengths ?? []) {
+    const outcome = await one({ body: input.body.slice(offset, offset + length), length, options: {} });
+    offset += length;
+    verdicts.push(outcome.ok ? null : { code: outcome.code, detail: outcome.detail, ...(outcome.errors === undefined ? {} : { errors: outcome.errors }), ...(outcome.cause === undefined ? {} : { cause: outcome.cause }) });
+  }
+  const json = new TextEncoder().encode(JSON.stringify(verdicts));
+  return { ok: true, value: { body: json.buffer as ArrayBuffer, mediaType: 'application/json' }, timings: { taskMs: performance.now() - started } };
+}
+
+/** What `validate` finds wrong with the request, as its Outcome; undefined when it passes. */
+function validationFailure(input: TaskInput<unknown>, started: number, checked: Checked = check(input, started)): Outcome | undefined {
   if (!checked.ok) return checked.outcome;
   // What the whole request must satisfy (a tagged file's title and language, unique attachment names), known before any layout.
   try {
@@ -39,7 +67,13 @@ export async function validate(input: TaskInput): Promise<Outcome> {
     if (!(error instanceof RenderError)) throw error;
     return { ok: false, code: 'invalid', detail: summarize(error.errors), errors: error.errors, timings: { taskMs: performance.now() - started } };
   }
-  return movable({ ok: true, value: { body: input.body, mediaType: 'application/json' }, timings: { taskMs: performance.now() - started } });
+  return undefined;
+}
+
+/** RenderOptions.signalValid: the request passed `validate`'s checks; the main thread may answer the submission. */
+function signalValid(progress: Int32Array): void {
+  Atomics.store(progress, 1, 1);
+  Atomics.notify(progress, 1);
 }
 
 export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<Outcome> {
@@ -47,12 +81,23 @@ export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<
   const timings = () => ({ taskMs: performance.now() - started });
   // Only here, where the files are decoded: validate and session operations would decode them for nothing.
   const checked = check(input, started, BINARY_FIELDS);
+  const progress = input.options.progress === undefined ? undefined : new Int32Array(input.options.progress);
+  if (input.options.signalValid === true && progress !== undefined) {
+    // The submission's answer waits for validate's verdict, not the render's:
+    // a request that fails only here (a binary field that does not decode)
+    // passes validate, so it is a job that fails, as when validated apart.
+    const failure = validationFailure(input, started, checked.ok ? checked : check(input, started));
+    if (failure !== undefined) {
+      forgetDecoded();
+      return failure;
+    }
+    signalValid(progress);
+  }
   if (!checked.ok) {
     forgetDecoded();
     return checked.outcome;
   }
 
-  const progress = input.options.progress === undefined ? undefined : new Int32Array(input.options.progress);
   const onProgress = progress === undefined ? undefined : (percent: number) => Atomics.store(progress, 0, percent);
   let pdf: Uint8Array;
   try {
