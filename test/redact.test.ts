@@ -187,6 +187,14 @@ test('redact', async (t) => {
     assert.equal(everyStream(pdf).includes('LOCKSECRET'), false);
   });
 
+  await t.test('an owner-password-only document (empty user password) is redacted without a password, as every reader opens it', async () => {
+    const pdf = await redacted({ pdf: b64(await encryptedDocument('')), text: ['LOCKSECRET'] }, 1);
+    const text = await pdfToText(pdf);
+    assert.match(text, /Locked\s+text/);
+    assert.equal(text.includes('LOCKSECRET'), false);
+    assert.equal(everyStream(pdf).includes('LOCKSECRET'), false);
+  });
+
   await t.test('nothing found is not an error: X-Redactions 0, and the file still comes back fresh', async () => {
     const pdf = await redacted({ pdf: b64(TEXT), text: ['not in the document'] }, 0);
     assert.match(await pdfToText(pdf), /John Smith/);

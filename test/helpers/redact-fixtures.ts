@@ -79,12 +79,12 @@ export async function formBombDocument(): Promise<Uint8Array> {
   return doc.save();
 }
 
-/** "Locked LOCKSECRET text", encrypted with the user password "pw". */
-export async function encryptedDocument(): Promise<Uint8Array> {
+/** "Locked LOCKSECRET text", encrypted with `userPassword` ("pw"; empty: opens without one) and the owner password "owner-pw". */
+export async function encryptedDocument(userPassword = 'pw'): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   doc.addPage([612, 792]).drawText('Locked LOCKSECRET text', { x: 50, y: 700, font, size: 14 });
-  doc.encrypt({ userPassword: 'pw', ownerPassword: 'owner-pw' });
+  doc.encrypt({ userPassword, ownerPassword: 'owner-pw' });
   return doc.save();
 }
 

@@ -2,7 +2,8 @@
 // component, filter), read with pdf-lib behind this seam: pdf.js hands over
 // decoded pixels only. Used by POST /v1/parse with extract_images, so only
 // documents whose images are asked for pay for a second parse.
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, type PDFObject } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, type PDFDocument, PDFName, PDFNumber, PDFRawStream, type PDFObject } from '@cantoo/pdf-lib';
+import { openSource } from './pdf-structure.js';
 
 export interface ImageDictionary {
   readonly width: number;
@@ -20,7 +21,8 @@ const MAX_IMAGES_PER_PAGE = 10_000;
 export async function openImageIndex(bytes: Uint8Array, password: string | undefined): Promise<((pageIndex: number) => ImageDictionary[]) | null> {
   let doc: PDFDocument;
   try {
-    doc = await PDFDocument.load(bytes, { password, updateMetadata: false, ignoreEncryption: password === undefined, parseSpeed: Number.POSITIVE_INFINITY });
+    // Decrypted as it loads (an owner-password-only file with the empty password), so encrypted object streams can be read.
+    doc = await openSource(bytes, password);
   } catch {
     return null;
   }

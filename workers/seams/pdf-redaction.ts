@@ -10,6 +10,7 @@
 // /PieceInfo are dropped here, page by page.
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, PDFStream, decodePDFRawStream, type PDFObject, type PDFPage } from '@cantoo/pdf-lib';
 import { saveFresh } from './pdf-fresh-save.js';
+import { OpenFailure, openSource } from './pdf-structure.js';
 import { Scope, type Matrix6, type ResourceScope } from './pdf-redaction-resources.js';
 
 export type { FontCode, RedactionFont } from './pdf-font-widths.js';
@@ -50,9 +51,13 @@ let scratch: Promise<PDFDocument> | undefined;
 export async function openForRedaction(bytes: Uint8Array, password: string | undefined): Promise<RedactionDocument> {
   let doc: PDFDocument;
   try {
-    doc = await PDFDocument.load(bytes, { password, updateMetadata: false, ignoreEncryption: password === undefined, parseSpeed: Number.POSITIVE_INFINITY });
+    // Decrypted as it loads: an encrypted file that pdf.js opened without a
+    // password (only an owner password set) is read with the empty one, so
+    // its streams are never taken for content while still encrypted.
+    doc = await openSource(bytes, password);
   } catch (error) {
-    throw new UnreadablePdf(error instanceof Error ? error.message : String(error));
+    if (!(error instanceof OpenFailure)) throw error;
+    throw new UnreadablePdf(error.cause ?? error.message);
   }
   const fonts = await (scratch ??= PDFDocument.create());
   const removedAnnotations = new Set<PDFObject>();
