@@ -205,6 +205,19 @@ describe('POST /v1/linearize', () => {
     for (const { detail } of [truncated, damaged, notPdf, garbage]) assert.ok(!detail.includes(secret) && !detail.includes('Alpha'), detail);
   });
 
+  test('a trailer whose /Size miscounts the objects is no damage: linearized, with the right count', async () => {
+    const input = Buffer.from(await pagesOf(['Alpha', 'Beta'], false)).toString('latin1');
+    const size = /\/Size (\d+)/.exec(input);
+    assert.ok(size !== null);
+    const miscounted = Buffer.from(input.replace(size[0], `/Size ${Number(size[1]) + 2}`), 'latin1');
+    const { data, pdf } = await linearized(miscounted);
+    assert.equal(data.page_count, 2);
+    await checkLinearization(pdf);
+    const { stdout } = await withFile(pdf, (path) => run('qpdf', ['--check', path]));
+    assert.doesNotMatch(stdout, /WARNING|reported number of objects/);
+    assert.match(await pdfToText(pdf), /Alpha[\s\S]*Beta/);
+  });
+
   test('objects nested beyond the WebAssembly stack are 422, and the worker goes on serving', async () => {
     const depth = 400;
     const objects = [
