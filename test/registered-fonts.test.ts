@@ -6,8 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { PlatenClient, PlatenProblemError } from '../src/client/index.js';
-import { DEJAVU_SANS, fontToolsWebFont } from './helpers/font-tools.js';
+import { DEJAVU_SANS, fontToolsWebFont, NOTO_CJK_TTC } from './helpers/font-tools.js';
 import { postJson, readProblem } from './helpers/http.js';
 import { bearer, KEYS } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
@@ -172,6 +173,29 @@ function storeTests(env: () => Record<string, string>): void {
     const response = await renderIn(server.base, 'Web Font', 'Hello Web', KEYS.pro);
     assert.equal(response.status, 200);
     assert.match(await pdfToText(new Uint8Array(await response.arrayBuffer())), /Hello Web/);
+  });
+
+  test('one face of a collection is registered: face_index, the first by default; a face past the last or a bad index is 422', async () => {
+    const collection = await readFile(NOTO_CJK_TTC);
+    const put = (query: string) =>
+      fetch(`${server.base}/api/v1/fonts/CJK${query}`, { method: 'PUT', headers: { ...bearer(KEYS.pro), 'content-type': 'application/octet-stream' }, body: collection });
+    const created = await put('?face_index=2');
+    assert.equal(created.status, 201, await created.clone().text());
+    const stored = ((await created.json()) as { data: FontView }).data;
+    assert.equal(stored.name, 'Noto Sans CJK SC');
+    assert.ok(stored.size < collection.byteLength, 'one face is kept, not the collection');
+    const response = await renderIn(server.base, 'CJK', '简体中文', KEYS.pro);
+    assert.equal(response.status, 200);
+    const pdf = new Uint8Array(await response.arrayBuffer());
+    assert.match(await pdfToText(pdf), /简体中文/);
+    assert.match((await pdfFonts(pdf))[0]?.name ?? '', /\+NotoSansCJKsc-Regular$/);
+    assert.equal(((await (await put('')).json()) as { data: FontView }).data.name, 'Noto Sans CJK JP');
+    for (const [query, code] of [['?face_index=10', 'OUT_OF_RANGE'], ['?face_index=100000', 'OUT_OF_RANGE'], ['?face_index=-1', 'INVALID_FORMAT'], ['?face_index=one', 'INVALID_FORMAT']] as const) {
+      const refused = await put(query);
+      assert.equal(refused.status, 422, query);
+      assert.deepEqual((await readProblem(refused)).errors?.map((error) => [error.field, error.code]), [['face_index', code]], query);
+    }
+    assert.equal((await fetch(`${server.base}/api/v1/fonts/CJK`, { method: 'DELETE', headers: bearer(KEYS.pro) })).status, 204);
   });
 
   test('every answer matches the render contract', async () => {

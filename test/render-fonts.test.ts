@@ -13,6 +13,7 @@ import { createDocument, FontError } from '../workers/seams/pdf.js';
 import { postJson, readProblem, textDocument, renderPdf } from './helpers/http.js';
 import { pdfFonts, pdfInfo, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { fontToolsWebFont, NOTO_CJK_TTC } from './helpers/font-tools.js';
 
 const DEJAVU = readFileSync(join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf', 'DejaVuSans.ttf'));
 
@@ -196,11 +197,15 @@ describe('damaged font data', () => {
     await assertInvalidFont(dejavuWith((tables) => tables.set('cmap', cmap12(0, 0x10ffff, 0))), 'cmap 0-10FFFF');
   });
 
-  test('WOFF2 is refused before anything is decompressed, however large it claims to be', async () => {
+  test('WOFF2 that does not decode is 422 INVALID_FONT; one claiming more than a font may have is refused before anything is decompressed', async () => {
     assert.match(await assertInvalidFont(woff2(1000), 'WOFF2'), /WOFF2/);
     // 1.5 KB declaring a 1 GiB table: fontkit allocated the declared size outside the V8 heap.
     const bomb = Buffer.concat([woff2(2 ** 30), Buffer.alloc(1400, 0xcd)]);
-    assert.match(await assertInvalidFont(bomb, 'WOFF2 bomb'), /WOFF2/);
+    const response = await postJson(s.base, '/api/v1/render', withFont(bomb));
+    assert.equal(response.status, 422);
+    const problem = await readProblem(response);
+    assert.deepEqual({ field: problem.errors?.[0]?.field, code: problem.errors?.[0]?.code }, { field: 'operations[0].data', code: 'TOO_LONG' });
+    assert.match(problem.errors?.[0]?.message ?? '', /WOFF2 font declares \d+ bytes unpacked, over the \d+-byte limit/);
   });
 
   test('a glyph that breaks only when subset is 422 INVALID_FONT', async () => {
@@ -212,6 +217,51 @@ describe('damaged font data', () => {
     for (const text of [problem.detail, problem.errors?.[0]?.message ?? '']) assert.doesNotMatch(text, /\(|Error|bounds|undefined|offset/, text);
     const line = s.logs.find((l) => l.msg === 'request' && l.status === 422 && typeof l.cause === 'string');
     assert.ok(line !== undefined && String(line.cause).length > 0, 'the library\'s message is logged as the cause');
+  });
+});
+
+describe('font data as it is shipped: WOFF, WOFF2 and collections', () => {
+  let s: TestServer;
+  before(async () => {
+    s = await startTestServer();
+  });
+  after(() => s.close());
+
+  /** The PDF of a text in the font sent as `data` (with `face_index` when given), and its one embedded font. */
+  async function rendered(data: Uint8Array, text: string, faceIndex?: number) {
+    const pdf = await renderPdf(s.base, { operations: [{ type: 'set_font', family: 'Shipped', data: Buffer.from(data).toString('base64'), ...(faceIndex === undefined ? {} : { face_index: faceIndex }) }, { type: 'add_text', text }] });
+    const [font, ...others] = await pdfFonts(pdf);
+    assert.equal(others.length, 0);
+    return { text: await pdfToText(pdf), font };
+  }
+
+  test('a WOFF or WOFF2 web font renders as the font it wraps', async () => {
+    for (const flavor of ['woff', 'woff2'] as const) {
+      const { text, font } = await rendered(await fontToolsWebFont(DEJAVU, flavor, 'Web fonts work'), 'Web fonts work');
+      assert.match(text, /Web fonts work/, flavor);
+      assert.match(font?.name ?? '', /^[A-Z]{6}\+DejaVuSans$/, flavor);
+      assert.equal(font?.embedded, true, flavor);
+    }
+  });
+
+  test('a collection renders the face face_index names, the first by default; a face past the last is 422 OUT_OF_RANGE', async () => {
+    const collection = readFileSync(NOTO_CJK_TTC);
+    const first = await rendered(collection, '你好');
+    assert.match(first.font?.name ?? '', /^[A-Z]{6}\+NotoSansCJKjp-Regular$/);
+    assert.match(first.text, /你好/);
+    const korean = await rendered(collection, '안녕하세요', 1);
+    assert.match(korean.font?.name ?? '', /^[A-Z]{6}\+NotoSansCJKkr-Regular$/);
+    assert.match(korean.text, /안녕하세요/);
+    const response = await postJson(s.base, '/api/v1/render', { operations: [{ type: 'set_font', family: 'Shipped', data: collection.toString('base64'), face_index: 99 }, { type: 'add_text', text: 'x' }] });
+    assert.equal(response.status, 422);
+    const problem = await readProblem(response);
+    assert.deepEqual(problem.errors?.map((error) => [error.field, error.code, error.message]), [['operations[0].face_index', 'OUT_OF_RANGE', 'must be below 10: the collection has 10 faces']]);
+  });
+
+  test('face_index without data is 422 on face_index: it chooses a face of the font sent', async () => {
+    const response = await postJson(s.base, '/api/v1/render', { operations: [{ type: 'set_font', family: 'Helvetica', face_index: 1 }, { type: 'add_text', text: 'x' }] });
+    assert.equal(response.status, 422);
+    assert.deepEqual((await readProblem(response)).errors?.map((error) => [error.field, error.code]), [['operations[0].face_index', 'INVALID_VALUE']]);
   });
 });
 

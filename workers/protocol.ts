@@ -250,9 +250,11 @@ export interface FontRegisterOptions {
   readonly maxFontBytes: number;
   /** The family it is registered as (the path's, decoded); checked by the task against set_font's rules. */
   readonly family: string;
+  /** The face kept when the font is a collection (`?face_index=`; 0, the first, by default). */
+  readonly faceIndex: number;
 }
 
-/** What `font-register` answers: `body` is the sfnt font to store (WOFF/WOFF2 unpacked). */
+/** What `font-register` answers: `body` is the sfnt font to store (WOFF/WOFF2 unpacked, one face of a collection). */
 export interface RegisteredFontValue extends TaskValue {
   readonly font: {
     /** SHA-256 (hex) of `body`. */

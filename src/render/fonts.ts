@@ -36,6 +36,17 @@ function familyOf(context: RouteContext): string {
   }
 }
 
+/** `?face_index=`: which face of a collection to register (0, the first, when absent); the task checks it against the faces there are. */
+function faceIndexOf(context: RouteContext): number {
+  const raw = new URLSearchParams(context.request.query).get('face_index');
+  if (raw === null) return 0;
+  if (!/^\d{1,9}$/.test(raw)) {
+    const message = 'must be a whole number from 0, the face of a font collection to register';
+    throw new HttpProblem('validation-failed', { detail: `face_index: ${message}.`, errors: [{ field: 'face_index', code: 'INVALID_FORMAT', message }] });
+  }
+  return Number(raw);
+}
+
 export function fontRoutes(pool: WorkerPool, store: FontStore, config: Config): Route[] {
   const envelope = (context: RouteContext, data: unknown) =>
     renderEnvelope(JSON.stringify(data), { requestId: context.requestId, receivedAt: context.receivedAt, apiVersion: config.version });
@@ -55,7 +66,7 @@ export function fontRoutes(pool: WorkerPool, store: FontStore, config: Config): 
       async handle(context) {
         const family = familyOf(context);
         const limits = limitsOf(context);
-        const checked = await dispatch(pool, context, 'font-register', { maxFontBytes: config.maxFontBytes, family });
+        const checked = await dispatch(pool, context, 'font-register', { maxFontBytes: config.maxFontBytes, family, faceIndex: faceIndexOf(context) });
         const bytes = new Uint8Array(checked.body);
         const record: FontRecord = {
           family,

@@ -10,6 +10,7 @@ import type { FontRegisterOptions, Outcome, RegisteredFontValue, TaskInput } fro
 import { FontError, parseFont } from '../seams/fonts-parse.js';
 import { isStandardFamily, standardFamilyOf } from '../render/fonts.js';
 import { movable, ownBuffer } from '../task/transfer.js';
+import { faceOf, NoSuchFace } from './collection-face.js';
 import { FontTooLargeError, formatOf, unwrap } from './web-fonts.js';
 
 const FIELD = '(body)';
@@ -53,8 +54,11 @@ export async function fontRegister(input: TaskInput<FontRegisterOptions>): Promi
   if (received.byteLength === 0) return invalid('REQUIRED', 'the body is empty; send the font file as the body');
   let sfnt: Uint8Array;
   try {
-    sfnt = await unwrap(received, input.options.maxFontBytes);
+    sfnt = faceOf(await unwrap(received, input.options.maxFontBytes), input.options.faceIndex);
   } catch (error) {
+    if (error instanceof NoSuchFace) {
+      return { ok: false, code: 'invalid', detail: `The font cannot be registered: face_index ${error.message}.`, errors: [{ field: 'face_index', code: 'OUT_OF_RANGE', message: error.message }], timings: timings() };
+    }
     if (error instanceof FontTooLargeError) return invalid('TOO_LARGE', error.message);
     if (error instanceof FontError) return invalid('INVALID_FONT', error.message);
     throw error;
@@ -64,7 +68,7 @@ export async function fontRegister(input: TaskInput<FontRegisterOptions>): Promi
   }
   // The parse is cached by content hash for this worker's renders, so it keeps bytes of its own: what is
   // sent back is transferred (detached here), which once left every later render of the font failing.
-  const sfntSent = formatOf(received) === 'sfnt';
+  const sfntSent = sfnt === received;
   const bytes = sfntSent ? received.slice() : sfnt;
   const stored = sfntSent ? received : sfnt.slice();
   let parsed;

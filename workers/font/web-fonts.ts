@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module';
 import { inflateSync } from 'node:zlib';
 import { FontError } from './sfnt-faces.js';
+import { sfntSize, writeSfnt } from './sfnt-writer.js';
 
 const WOFF = 0x774f4646; // 'wOFF'
 const WOFF2 = 0x774f4632; // 'wOF2'
@@ -53,39 +54,23 @@ function unpackWoff(bytes: Uint8Array, maxBytes: number): Uint8Array {
   const count = view.getUint16(12);
   if (count === 0 || 44 + 20 * count > bytes.byteLength) throw new FontError('the WOFF table directory is empty or truncated');
   const entries: Array<{ tag: number; offset: number; compressed: number; length: number; checksum: number }> = [];
-  let total = 12 + 16 * count;
   for (let i = 0; i < count; i++) {
     const at = 44 + 20 * i;
     const entry = { tag: view.getUint32(at), offset: view.getUint32(at + 4), compressed: view.getUint32(at + 8), length: view.getUint32(at + 12), checksum: view.getUint32(at + 16) };
     if (entry.offset + entry.compressed > bytes.byteLength) throw new FontError(`WOFF table ${i} runs past the end of the data (a truncated file?)`);
     if (entry.compressed > entry.length) throw new FontError(`WOFF table ${i} is stored larger than its own size`);
     entries.push(entry);
-    total += (entry.length + 3) & ~3;
   }
   // Checked before inflating anything: a few KB of zlib can claim gigabytes.
+  const total = sfntSize(entries.map((entry) => entry.length));
   if (total > maxBytes) throw new FontTooLargeError(`the WOFF font unpacks to ${total} bytes, over the ${maxBytes}-byte limit`);
-
-  const out = new Uint8Array(total);
-  const sfnt = new DataView(out.buffer);
-  sfnt.setUint32(0, flavor);
-  sfnt.setUint16(4, count);
-  const power = 2 ** Math.floor(Math.log2(count));
-  sfnt.setUint16(6, power * 16); // searchRange
-  sfnt.setUint16(8, Math.log2(power)); // entrySelector
-  sfnt.setUint16(10, count * 16 - power * 16); // rangeShift
-  let at = 12 + 16 * count;
-  entries.forEach((entry, i) => {
-    const data = bytes.subarray(entry.offset, entry.offset + entry.compressed);
-    const table = entry.compressed === entry.length ? data : inflateTable(data, entry.length, i);
-    out.set(table, at);
-    const record = 12 + 16 * i;
-    sfnt.setUint32(record, entry.tag);
-    sfnt.setUint32(record + 4, entry.checksum);
-    sfnt.setUint32(record + 8, at);
-    sfnt.setUint32(record + 12, entry.length);
-    at += (entry.length + 3) & ~3;
-  });
-  return out;
+  return writeSfnt(
+    flavor,
+    entries.map((entry, i) => {
+      const data = bytes.subarray(entry.offset, entry.offset + entry.compressed);
+      return { tag: entry.tag, checksum: entry.checksum, data: entry.compressed === entry.length ? data : inflateTable(data, entry.length, i) };
+    }),
+  );
 }
 
 function inflateTable(data: Uint8Array, length: number, index: number): Uint8Array {
