@@ -56,7 +56,7 @@ export interface QpdfDecodes {
 
 const GENERALIZED = new Set(['FlateDecode', 'Fl', 'LZWDecode', 'LZW', 'ASCII85Decode', 'A85', 'ASCIIHexDecode', 'AHx']);
 /** XMP is decoded at qpdf's `all` level: RunLength too (DCT is never an XMP stream's). */
-const FOR_XMP = new Set([...GENERALIZED, 'RunLengthDecode', 'RL']);
+export const FOR_XMP = new Set([...GENERALIZED, 'RunLengthDecode', 'RL']);
 /** Stream dictionaries that are not page contents: image samples, font programs, ICC profiles, embedded files. */
 const NOT_CONTENT_SUBTYPES = new Set(['Image', 'Type1C', 'CIDFontType0C', 'OpenType']);
 
@@ -71,7 +71,7 @@ function looksLikeZlib(data: Uint8Array): boolean {
 const PROBE_BYTES = 1024;
 
 /** As many Flate layers as the data's zlib headers show (at most 4), or undefined when it does not start as zlib. */
-function flateLayers(data: Uint8Array): FilterStep[] | undefined {
+export function flateLayers(data: Uint8Array): FilterStep[] | undefined {
   const layers: FilterStep[] = [];
   let probe = data;
   while (layers.length < 4 && looksLikeZlib(probe)) {
@@ -121,7 +121,7 @@ export async function chargeQpdfDecoding(pdf: Uint8Array, decodes: QpdfDecodes, 
  * copies from 2 bytes), ASCII85 4 times (`z`), ASCIIHex half; plus a
  * little for what a stream's end adds.
  */
-function worstCase(encoded: number, chain: readonly FilterStep[]): number {
+export function worstCase(encoded: number, chain: readonly FilterStep[]): number {
   let bytes = encoded;
   for (const { name } of chain) bytes = (WORST_RATIO[name] ?? Infinity) * bytes + 4096;
   return bytes;
