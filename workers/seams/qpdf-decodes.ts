@@ -34,9 +34,12 @@
 // whose dictionary is not read here (the cross-reference sections could not
 // be, or /Filter is written indirectly) is counted as the Flate layers its
 // data shows, whatever the run: more than qpdf would decode, never less. An
-// encrypted file's streams cannot be decoded here: qpdf decrypts them first
-// (linearize refuses such files; merge, split and optimize's decryption
-// take them, bounded by the timeout as before).
+// encrypted file's streams cannot be decoded here, so merge, split and
+// optimize count such a file in the clear: qpdf-decrypt.ts has qpdf decrypt
+// it without decoding its streams, after counting what that pass does
+// decode (object streams and XMP, decrypted there with qpdf's key when
+// their worst case does not fit), and hands this count the result
+// (linearize refuses encrypted files).
 import { constants, inflateSync } from 'node:zlib';
 import { chargeFilterChain, currentDecodedBudget, type FilterStep } from '../untrusted/decoded-bytes.js';
 import { filtersOf, rawStreams, type RawStream } from '../untrusted/pdf-streams.js';
