@@ -15,7 +15,7 @@
 // object stream it writes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { contentBomb, imageBomb, objectStreamBomb, sharedResourcesBomb, xmpBomb } from './helpers/bomb-pdfs.js';
+import { contentBomb, imageBomb, objectStreamBomb, pdfOf, sharedResourcesBomb, xmpBomb } from './helpers/bomb-pdfs.js';
 import { aes256Sealing, encrypted, USER_PASSWORD, type Encryption } from './helpers/encrypted-pdfs.js';
 import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
@@ -115,6 +115,19 @@ test('decompression bombs in encrypted PDFs on merge, split and optimize: 422 pd
   await t.test('with an empty user password, sent without a password', async () => {
     const sealed = await encrypted(contentBomb(64 * MiB), 'aes-256', '');
     for (const route of ROUTES) await refused(route, sealed, null);
+  });
+
+  await t.test('nested deeper than qpdf\'s WebAssembly stack: merge and split copy the pages (200), optimize is invalid-pdf-data, never a 500', async () => {
+    // The decryption pass reads the catalog, which --pages never does: on an instance that had served a call, its stack overflow escaped as a thrown number (seams/qpdf.ts isTrap).
+    const nest = `${'['.repeat(300)}${']'.repeat(300)}`;
+    const nested = b64(await encrypted(pdfOf([`<< /Type /Catalog /Pages 2 0 R /Nest ${nest} >>`, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>'])));
+    for (const route of [MERGE, SPLIT, MERGE, SPLIT]) {
+      const response = await post(route, nested, USER_PASSWORD);
+      assert.equal(response.status, 200, `${route.name}: ${(await response.clone().text()).slice(0, 500)}`);
+    }
+    const response = await post(OPTIMIZE, nested, USER_PASSWORD);
+    assert.equal(response.status, 422);
+    assert.equal((await readProblem(response)).slug, 'invalid-pdf-data');
   });
 
   await t.test('a wrong password, or none: pdf-password-required as before, the bomb never read', async () => {

@@ -30,13 +30,15 @@
 // decrypts what that pass decodes, and only for files whose object streams
 // are large.
 //
-// When qpdf cannot decrypt the file (no password, a wrong one, damage),
-// nothing is counted and the caller goes on as before: its own open of the
-// file fails the same way, with the same problem document.
+// When qpdf cannot decrypt the file (no password, a wrong one, damage, a
+// file that stops this WebAssembly build), nothing is counted and the
+// caller goes on as before: its own open of the file, pdf-lib's or qpdf's
+// with the same password, fails the same way, with the same problem
+// document, before anything is decoded.
 import { chargeFilterChain, currentDecodedBudget, type FilterStep } from '../untrusted/decoded-bytes.js';
 import { streamDecryptor, type ObjectRef, type StreamMethod } from '../untrusted/pdf-crypt.js';
 import { filtersOf, isEncrypted, rawStreams, type RawStream } from '../untrusted/pdf-streams.js';
-import { runQpdf } from './qpdf.js';
+import { QpdfTrap, runQpdf, type QpdfCall, type QpdfRun } from './qpdf.js';
 import { FOR_XMP, flateLayers, worstCase } from './qpdf-decodes.js';
 
 const INPUT = '/in.pdf';
@@ -52,9 +54,22 @@ export async function decryptedForCount(pdf: Uint8Array, password: string | unde
   if (!isEncrypted(pdf)) return undefined;
   const passwordArgs = password === undefined ? [] : [`--password=${password}`];
   if (!(await chargeDecryption(pdf, passwordArgs, field))) return undefined;
-  const run = await runQpdf({ args: ['--decrypt', ...passwordArgs, '--stream-data=preserve', INPUT, OUTPUT], inputs: new Map([[INPUT, pdf]]), outputs: [OUTPUT] });
-  const output = run.outputs.get(OUTPUT);
-  return (run.exitCode === 0 || run.exitCode === 3) && output !== undefined ? output : undefined;
+  const run = await qpdf({ args: ['--decrypt', ...passwordArgs, '--stream-data=preserve', INPUT, OUTPUT], inputs: new Map([[INPUT, pdf]]), outputs: [OUTPUT] });
+  const output = run?.outputs.get(OUTPUT);
+  return run !== undefined && succeeded(run) && output !== undefined ? output : undefined;
+}
+
+/** 0 success, 3 success with warnings (a damaged but readable file). */
+const succeeded = (run: QpdfRun) => run.exitCode === 0 || run.exitCode === 3;
+
+/** A run, or undefined when the input stops qpdf (QpdfTrap): the caller's own qpdf run then stops on it too and says so. */
+async function qpdf(call: QpdfCall): Promise<QpdfRun | undefined> {
+  try {
+    return await runQpdf(call);
+  } catch (error) {
+    if (error instanceof QpdfTrap) return undefined;
+    throw error;
+  }
 }
 
 /** A stream the decryption pass decodes, and its filters (undefined: its dictionary was not read here). */
@@ -113,9 +128,9 @@ function passChain(stream: RawStream): FilterStep[] | undefined | 'copied' {
 
 /** The file's stream decryption, with the key qpdf derives from the password; undefined when qpdf does not open the file. */
 async function decryptor(pdf: Uint8Array, passwordArgs: readonly string[]): Promise<((ref: ObjectRef | undefined, data: Uint8Array) => Uint8Array | undefined) | undefined> {
-  const run = await runQpdf({ args: ['--show-encryption', '--show-encryption-key', ...passwordArgs, INPUT], inputs: new Map([[INPUT, pdf]]) });
-  const key = /^Encryption key = ([0-9a-f]+)$/m.exec(run.stdout)?.[1];
-  if (run.exitCode !== 0 || key === undefined) return undefined;
+  const run = await qpdf({ args: ['--show-encryption', '--show-encryption-key', ...passwordArgs, INPUT], inputs: new Map([[INPUT, pdf]]) });
+  const key = run === undefined ? undefined : /^Encryption key = ([0-9a-f]+)$/m.exec(run.stdout)?.[1];
+  if (run === undefined || !succeeded(run) || key === undefined) return undefined;
   const method = /^stream encryption method: (\w+)$/m.exec(run.stdout)?.[1] ?? 'RC4';
   return streamDecryptor(Buffer.from(key, 'hex'), (['RC4', 'AESv2', 'AESv3', 'none'].includes(method) ? method : 'RC4') as StreamMethod);
 }
