@@ -15,7 +15,8 @@
 // object stream it writes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { contentBomb, imageBomb, objectStreamBomb, pdfOf, sharedResourcesBomb, xmpBomb } from './helpers/bomb-pdfs.js';
+import { deflateSync } from 'node:zlib';
+import { contentBomb, imageBomb, objectStreamBomb, pdfOf, sharedResourcesBomb, xmpBomb, zlibOfRepeated } from './helpers/bomb-pdfs.js';
 import { aes256Sealing, encrypted, USER_PASSWORD, type Encryption } from './helpers/encrypted-pdfs.js';
 import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
@@ -117,17 +118,25 @@ test('decompression bombs in encrypted PDFs on merge, split and optimize: 422 pd
     for (const route of ROUTES) await refused(route, sealed, null);
   });
 
-  await t.test('nested deeper than qpdf\'s WebAssembly stack: merge and split copy the pages (200), optimize is invalid-pdf-data, never a 500', async () => {
-    // The decryption pass reads the catalog, which --pages never does: on an instance that had served a call, its stack overflow escaped as a thrown number (seams/qpdf.ts isTrap).
+  await t.test('a catalog nested deeper than qpdf\'s WebAssembly stack: merge and split copy the pages (200) and optimize is invalid-pdf-data, as before; with a bomb on its page, 422 pdf-limits-exceeded', async () => {
+    // The decryption pass writes the catalog, which --pages never reads: it
+    // stops on such a file where merge and split do not, so the bomb is
+    // counted without the pass. (On an instance that had served a call, its
+    // stack overflow once escaped as a thrown number: seams/qpdf.ts isTrap.)
     const nest = `${'['.repeat(300)}${']'.repeat(300)}`;
-    const nested = b64(await encrypted(pdfOf([`<< /Type /Catalog /Pages 2 0 R /Nest ${nest} >>`, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>'])));
+    const nested = (content: Buffer) =>
+      encrypted(pdfOf([`<< /Type /Catalog /Pages 2 0 R /Nest ${nest} >>`, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>', content]));
+    const stream = (dict: string, data: Buffer) => Buffer.concat([Buffer.from(`<< ${dict} /Length ${data.length} >>\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
+    const plain = b64(await nested(stream('', Buffer.from('BT ET', 'latin1'))));
     for (const route of [MERGE, SPLIT, MERGE, SPLIT]) {
-      const response = await post(route, nested, USER_PASSWORD);
+      const response = await post(route, plain, USER_PASSWORD);
       assert.equal(response.status, 200, `${route.name}: ${(await response.clone().text()).slice(0, 500)}`);
     }
-    const response = await post(OPTIMIZE, nested, USER_PASSWORD);
+    const response = await post(OPTIMIZE, plain, USER_PASSWORD);
     assert.equal(response.status, 422);
     assert.equal((await readProblem(response)).slug, 'invalid-pdf-data');
+    const bombed = await nested(stream('/Filter [/FlateDecode /FlateDecode]', deflateSync(zlibOfRepeated(64 * MiB))));
+    for (const route of ROUTES) await refused(route, bombed);
   });
 
   await t.test('a wrong password, or none: pdf-password-required as before, the bomb never read', async () => {

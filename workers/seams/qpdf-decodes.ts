@@ -144,7 +144,7 @@ const WORST_RATIO: Readonly<Record<string, number>> = {
 };
 
 /** The filters qpdf will undo on this stream in this run, or undefined when it copies the stream as it is. */
-function decodedChain(stream: RawStream, decodes: QpdfDecodes): FilterStep[] | undefined {
+export function decodedChain(stream: RawStream, decodes: QpdfDecodes): FilterStep[] | undefined {
   const { dict } = stream;
   const filters = dict === undefined ? undefined : filtersOf(dict);
   // No dictionary, or /Filter written indirectly (qpdf resolves it): the data says whether it is Flate.

@@ -30,16 +30,20 @@
 // decrypts what that pass decodes, and only for files whose object streams
 // are large.
 //
-// When qpdf cannot decrypt the file (no password, a wrong one, damage, a
-// file that stops this WebAssembly build), nothing is counted and the
-// caller goes on as before: its own open of the file, pdf-lib's or qpdf's
-// with the same password, fails the same way, with the same problem
-// document, before anything is decoded.
+// When qpdf cannot open the file (no password, a wrong one, a damaged
+// cross-reference table), nothing more is counted and the caller goes on as
+// before: its own open of the file, pdf-lib's or qpdf's with the same
+// password, fails the same way, with the same problem document, before
+// anything is decoded. When qpdf opens it but cannot write it whole (a
+// catalog nested past this WebAssembly build's stack), the caller's
+// `--pages` run may still copy its pages, so every stream any qpdf run
+// could decode is counted here instead, decrypted with qpdf's key: more
+// than that run decodes, never less.
 import { chargeFilterChain, currentDecodedBudget, type FilterStep } from '../untrusted/decoded-bytes.js';
 import { streamDecryptor, type ObjectRef, type StreamMethod } from '../untrusted/pdf-crypt.js';
 import { filtersOf, isEncrypted, rawStreams, type RawStream } from '../untrusted/pdf-streams.js';
 import { QpdfTrap, runQpdf, type QpdfCall, type QpdfRun } from './qpdf.js';
-import { FOR_XMP, flateLayers, worstCase } from './qpdf-decodes.js';
+import { FOR_XMP, decodedChain, flateLayers, worstCase, type QpdfDecodes } from './qpdf-decodes.js';
 
 const INPUT = '/in.pdf';
 const OUTPUT = '/out.pdf';
@@ -53,10 +57,13 @@ const OUTPUT = '/out.pdf';
 export async function decryptedForCount(pdf: Uint8Array, password: string | undefined, field: string): Promise<Uint8Array | undefined> {
   if (!isEncrypted(pdf)) return undefined;
   const passwordArgs = password === undefined ? [] : [`--password=${password}`];
-  if (!(await chargeDecryption(pdf, passwordArgs, field))) return undefined;
+  if (!(await chargeDecryption(pdf, passwordArgs, field, passChain))) return undefined;
   const run = await qpdf({ args: ['--decrypt', ...passwordArgs, '--stream-data=preserve', INPUT, OUTPUT], inputs: new Map([[INPUT, pdf]]), outputs: [OUTPUT] });
   const output = run?.outputs.get(OUTPUT);
-  return run !== undefined && succeeded(run) && output !== undefined ? output : undefined;
+  if (run !== undefined && succeeded(run) && output !== undefined) return output;
+  // qpdf's message for a password that opens nothing is "invalid password" (optimize.ts matches it the same way).
+  if (run === undefined || !/password/i.test(run.stderr)) await chargeDecryption(pdf, passwordArgs, field, anyRunChain);
+  return undefined;
 }
 
 /** 0 success, 3 success with warnings (a damaged but readable file). */
@@ -72,19 +79,26 @@ async function qpdf(call: QpdfCall): Promise<QpdfRun | undefined> {
   }
 }
 
-/** A stream the decryption pass decodes, and its filters (undefined: its dictionary was not read here). */
+/** A stream a run decodes, and its filters (undefined: its dictionary was not read here). */
 interface Decoded {
   readonly stream: RawStream;
   readonly chain: FilterStep[] | undefined;
 }
 
-/** Charges what the pass decodes; false when qpdf cannot open the file to give its key (the pass would fail as well). */
-async function chargeDecryption(pdf: Uint8Array, passwordArgs: readonly string[], field: string): Promise<boolean> {
+/** The filters a run undoes on a stream (undefined: its dictionary was not read here), or 'copied'. */
+type ChainOf = (stream: RawStream) => FilterStep[] | undefined | 'copied';
+
+/**
+ * Charges what `chainOf` says qpdf decodes of the encrypted file; false
+ * when that needs the key and qpdf cannot open the file to give it (a run
+ * would fail as well).
+ */
+async function chargeDecryption(pdf: Uint8Array, passwordArgs: readonly string[], field: string, chainOf: ChainOf): Promise<boolean> {
   const budget = currentDecodedBudget();
   const decoded: Decoded[] = [];
   let worst = 0;
   for (const stream of rawStreams(pdf)) {
-    const chain = passChain(stream);
+    const chain = chainOf(stream);
     if (chain === 'copied') continue;
     decoded.push({ stream, chain });
     // A cross-reference stream is never encrypted (ISO 32000-2 7.6.2), and was inflated to find the objects.
@@ -124,6 +138,15 @@ function passChain(stream: RawStream): FilterStep[] | undefined | 'copied' {
   const type = dict.name('Type');
   const read = type === 'ObjStm' || type === 'XRef' || (type === 'Metadata' && dict.name('Subtype') === 'XML');
   return read && filters.length > 0 && filters.every((f) => FOR_XMP.has(f.name)) ? filters : 'copied';
+}
+
+/** Every run at its widest: every Flate stream recompressed, page contents parsed. */
+const EVERY_RUN: QpdfDecodes = { writes: 'recompressed', contents: true };
+
+/** What any qpdf run could decode of the stream (qpdf-decodes.ts), its data read in the clear when its dictionary was not read here. */
+function anyRunChain(stream: RawStream): FilterStep[] | undefined | 'copied' {
+  if (stream.dict === undefined || filtersOf(stream.dict) === undefined) return undefined;
+  return decodedChain(stream, EVERY_RUN) ?? 'copied';
 }
 
 /** The file's stream decryption, with the key qpdf derives from the password; undefined when qpdf does not open the file. */
