@@ -190,22 +190,37 @@ export async function dctBomb(width: number, height: number): Promise<Uint8Array
 }
 
 /**
+ * How a bomb is encrypted: each stream's data encrypted as `data` does it,
+ * the encryption dictionary (an object of its own) and the trailer's
+ * /Encrypt and /ID filled in from `dictionary` and `id`.
+ */
+export interface Sealing {
+  readonly data: (bytes: Buffer) => Buffer;
+  readonly dictionary: string;
+  readonly id: string;
+}
+
+/**
  * A PDF 1.5 file whose page object sits in an object stream padded with
  * `size` bytes of spaces after it: finding the page means inflating the
- * whole object stream. Cross-reference stream (ISO 32000-1 7.5.8), no filter.
+ * whole object stream. Cross-reference stream (ISO 32000-1 7.5.8), no
+ * filter. With `sealing`, encrypted (a cross-reference stream never is).
  */
-export function objectStreamBomb(size: number): Uint8Array {
+export function objectStreamBomb(size: number, sealing?: Sealing): Uint8Array {
+  const seal = sealing?.data ?? ((bytes: Buffer) => bytes);
   const page = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> /Contents 5 0 R >>';
   const header = '3 0 ';
   // The object stream's decoded bytes: its header, the page, then the padding (inside the page's extent).
-  const objStm = deflateSync(zlibOfRepeated(size, 0x20, Buffer.from(`${header}${page} `, 'latin1')));
+  const objStm = seal(deflateSync(zlibOfRepeated(size, 0x20, Buffer.from(`${header}${page} `, 'latin1'))));
+  const content = seal(Buffer.from(TEXT, 'latin1'));
   const objects: Buffer[] = [
     Buffer.from('<< /Type /Catalog /Pages 2 0 R >>', 'latin1'),
     Buffer.from('<< /Type /Pages /Kids [3 0 R] /Count 1 >>', 'latin1'),
     Buffer.alloc(0), // 3: in the object stream (object 6)
     Buffer.from(FONT, 'latin1'),
-    plainStream(TEXT),
+    Buffer.concat([Buffer.from(`<< /Length ${content.length} >>\nstream\n`, 'latin1'), content, Buffer.from('\nendstream', 'latin1')]),
     Buffer.concat([Buffer.from(`<< /Type /ObjStm /N 1 /First ${header.length} /Length ${objStm.length} /Filter [/FlateDecode /FlateDecode] >>\nstream\n`, 'latin1'), objStm, Buffer.from('\nendstream', 'latin1')]),
+    ...(sealing === undefined ? [] : [Buffer.from(sealing.dictionary, 'latin1')]),
   ];
   const parts: Buffer[] = [Buffer.from(HEADER, 'latin1')];
   let length = parts[0]!.length;
@@ -220,12 +235,14 @@ export function objectStreamBomb(size: number): Uint8Array {
     parts.push(object);
     length += object.length;
   });
-  // Cross-reference stream: W [1 4 2]; object 7 is the xref stream itself.
+  // Cross-reference stream: W [1 4 2]; the last object is the xref stream itself.
   const rows: Buffer[] = [row(0, 0, 65535)];
   offsets.forEach((offset, i) => rows.push(i === 2 ? row(2, 6, 0) : row(1, offset, 0)));
   rows.push(row(1, length, 0));
   const table = Buffer.concat(rows);
-  parts.push(Buffer.from(`7 0 obj\n<< /Type /XRef /Size 8 /W [1 4 2] /Root 1 0 R /Length ${table.length} >>\nstream\n`, 'latin1'), table, Buffer.from(`\nendstream\nendobj\nstartxref\n${length}\n%%EOF\n`, 'latin1'));
+  const xref = objects.length + 1;
+  const encryption = sealing === undefined ? '' : ` /Encrypt 7 0 R /ID ${sealing.id}`;
+  parts.push(Buffer.from(`${xref} 0 obj\n<< /Type /XRef /Size ${xref + 1} /W [1 4 2] /Root 1 0 R${encryption} /Length ${table.length} >>\nstream\n`, 'latin1'), table, Buffer.from(`\nendstream\nendobj\nstartxref\n${length}\n%%EOF\n`, 'latin1'));
   return new Uint8Array(Buffer.concat(parts));
 }
 

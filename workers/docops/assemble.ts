@@ -5,9 +5,13 @@
 // uses is renamed, "name" → "name+1", so both survive) and carries page
 // labels over; what it does not carry (outline, internal links' targets,
 // document information) is structure.ts's part afterwards.
+import type { SourceStructure } from '../seams/pdf-structure.js';
 import { QpdfTrap, runQpdf } from '../seams/qpdf.js';
+import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
+import { decryptedForCount } from '../seams/qpdf-decrypt.js';
 import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
 import { TaskFailure } from '../task/json-task.js';
+import { openSource } from './structure.js';
 
 export interface AssemblySource {
   readonly bytes: Uint8Array;
@@ -19,6 +23,35 @@ export interface AssemblySource {
 }
 
 const OUTPUT = '/out.pdf';
+
+/** A source opened for assembly: its structure, and the bytes and password qpdf assembles its pages from. */
+export interface CountedSource {
+  readonly structure: SourceStructure;
+  readonly bytes: Uint8Array;
+  readonly password: string | undefined;
+}
+
+/**
+ * Opens a source for merge or split. What qpdf will decode of it is counted
+ * first (seams/qpdf-decodes.ts), before pdf-lib reads it (which inflates a
+ * bombed object stream up to the cap in JavaScript); an encrypted source is
+ * counted in the clear (seams/qpdf-decrypt.ts), and its pages assembled from
+ * there, so no qpdf run decrypts it again (the pages come out the same, and
+ * unencrypted either way). pdf-lib still reads the structure from the file
+ * as sent: it reads some encrypted files' document information differently
+ * from qpdf (an RC4 file's /Creator dropped), and the outline, links and
+ * information it reads are what the output carries. Page contents are
+ * counted once pdf-lib has said whether qpdf will parse them (shared
+ * resources).
+ */
+export async function openCounted(bytes: Uint8Array, password: string | undefined, field: string, passwordField: string): Promise<CountedSource> {
+  const clear = await decryptedForCount(bytes, password, field);
+  const counted = clear ?? bytes;
+  await chargeQpdfDecoding(counted, { writes: 'compressed', contents: false }, field);
+  const structure = await openSource(bytes, password, field, passwordField);
+  if (structure.sharesResources) await chargeQpdfDecoding(counted, { writes: 'nothing', contents: true }, field);
+  return { structure, bytes: counted, password: clear === undefined ? password : undefined };
+}
 
 export async function assemblePages(sources: readonly AssemblySource[]): Promise<Uint8Array> {
   const inputs = new Map<string, Uint8Array>();

@@ -4,21 +4,19 @@
 // (assemble.ts); the outline, internal links and the document information
 // are carried over afterwards (structure.ts, through the pdf-lib seam).
 // What qpdf will decode of each document is counted before anything reads
-// it (seams/qpdf-decodes.ts), so a deflate bomb is 422 pdf-limits-exceeded
-// naming the document, not a 504; and before pdf-lib inflates a bombed
-// object stream up to the cap (2 GiB of it: 3.9 s and 1.2 GB of RSS, now
-// 0.3 s). Page contents are counted once pdf-lib has said whether qpdf will
-// parse them (shared resources).
+// it (assemble.ts openCounted, an encrypted one in the clear), so a deflate
+// bomb is 422 pdf-limits-exceeded naming the document, not a 504; and
+// before pdf-lib inflates a bombed object stream up to the cap (2 GiB of
+// it: 3.9 s and 1.2 GB of RSS, now 0.3 s).
 import * as v from 'valibot';
 import type { DocOpsOptions } from '../protocol.js';
 import { finishDocument, type DocumentInfo, type OutlineItem } from '../seams/pdf-structure.js';
-import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { selectPages } from '../task/page-selection.js';
-import { assemblePages, type AssemblySource } from './assemble.js';
+import { assemblePages, openCounted, type AssemblySource } from './assemble.js';
 import { DocumentMetadata, NO_DECODED_CAP, Password, PageSelectionText } from './fields.js';
-import { mapLinks, mapOutline, openSource, pageMap } from './structure.js';
+import { mapLinks, mapOutline, pageMap } from './structure.js';
 import { base64Member } from '../task/decoded-member.js';
 
 /** Documents in one merge: enough for any batch a person assembles, bounded for the qpdf command line. */
@@ -50,10 +48,7 @@ export const merge = binaryTask(MergeRequest, async (request: MergeRequest, opti
   let offset = 0;
   for (const [i, document] of request.documents.entries()) {
     const field = `documents[${i}]`;
-    const bytes = decodePdfField(document.pdf, `${field}.pdf`, NO_DECODED_CAP);
-    await chargeQpdfDecoding(bytes, { writes: 'compressed', contents: false }, `${field}.pdf`);
-    const structure = await openSource(bytes, document.password, `${field}.pdf`, `${field}.password`);
-    if (structure.sharesResources) await chargeQpdfDecoding(bytes, { writes: 'nothing', contents: true }, `${field}.pdf`);
+    const { structure, bytes, password } = await openCounted(decodePdfField(document.pdf, `${field}.pdf`, NO_DECODED_CAP), document.password, `${field}.pdf`, `${field}.password`);
     const all = [...Array(structure.pageCount).keys()];
     const selection = document.pages === undefined ? all : selectPages(document.pages, structure.pageCount, `${field}.pages`, options.maxPages);
     if (offset + selection.length > options.maxPages) {
@@ -68,7 +63,7 @@ export const merge = binaryTask(MergeRequest, async (request: MergeRequest, opti
     }
     links.push(...mapLinks(structure.links, selection, map));
     if (i === 0) info = structure.info;
-    sources.push({ bytes, password: document.password, pages: selection, field: `${field}.pdf` });
+    sources.push({ bytes, password, pages: selection, field: `${field}.pdf` });
     offset += selection.length;
   }
   const assembled = await assemblePages(sources);

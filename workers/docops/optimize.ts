@@ -21,6 +21,10 @@
 // as sent is counted for what reading it takes (object streams, page
 // contents, streams under several filters) before pdf-lib does it more
 // slowly: a 2 GiB content stream took 4.3 s and 1.2 GB of RSS to refuse.
+// An encrypted file is counted in the clear (seams/qpdf-decrypt.ts: qpdf
+// decrypts it without decoding its streams), and step 1 decrypts that
+// rather than the file as sent, so no qpdf run decodes a stream of it
+// before it is counted; the result is what decrypting the original gave.
 // The result is never larger than the input: when nothing is gained, the
 // input comes back byte for byte and X-Optimization says `unchanged`.
 import * as v from 'valibot';
@@ -28,6 +32,7 @@ import type { DocOpsOptions } from '../protocol.js';
 import { openRewritable, type ImageStream, type RewritableDocument } from '../seams/pdf-rewrite.js';
 import { QpdfTrap, runQpdf } from '../seams/qpdf.js';
 import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
+import { decryptedForCount } from '../seams/qpdf-decrypt.js';
 import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { decodePdfField } from '../task/pdf-field.js';
@@ -74,8 +79,9 @@ export const optimize = binaryTask(OptimizeRequest, async (request: OptimizeRequ
     objectStreams: request.object_streams ?? profile.object_streams,
   };
   const input = decodePdfField(request.pdf, 'pdf', NO_DECODED_CAP);
-  await chargeQpdfDecoding(input, { writes: 'compressed', contents: true }, 'pdf');
-  const { document, password } = await open(input, request.password);
+  const clear = await decryptedForCount(input, request.password, 'pdf');
+  await chargeQpdfDecoding(clear ?? input, { writes: 'compressed', contents: true }, 'pdf');
+  const { document, password } = await open(input, clear, request.password);
 
   if (document.signatureCount() > 0) {
     if (!request.remove_signatures) {
@@ -110,13 +116,17 @@ export const optimize = binaryTask(OptimizeRequest, async (request: OptimizeRequ
   };
 }, { binaryFields: ['pdf'] });
 
-/** The document opened for rewriting; an encrypted one decrypted first (qpdf), with the password that re-encrypts the result. */
-async function open(input: Uint8Array, password: string | undefined): Promise<{ document: RewritableDocument; password: string | undefined }> {
-  let opened = await openRewritable(input);
+/**
+ * The document opened for rewriting; an encrypted one decrypted first
+ * (qpdf), from `clear` when the count decrypted it already, with the
+ * password that re-encrypts the result.
+ */
+async function open(input: Uint8Array, clear: Uint8Array | undefined, password: string | undefined): Promise<{ document: RewritableDocument; password: string | undefined }> {
+  let opened = clear === undefined ? await openRewritable(input) : undefined;
   let decryptedWith: string | undefined;
-  if (!opened.ok && opened.reason === 'encrypted') {
+  if (opened === undefined || (!opened.ok && opened.reason === 'encrypted')) {
     decryptedWith = password ?? '';
-    opened = await openRewritable(await decrypt(input, decryptedWith, password === undefined));
+    opened = await openRewritable(await decrypt(clear ?? input, decryptedWith, password === undefined));
   }
   if (!opened.ok) throw TaskFailure.content('invalid-pdf-data', 'pdf', 'INVALID_PDF', 'cannot be read as a PDF: its cross-reference table, trailer or page tree is damaged or missing.', opened.ok ? undefined : opened.cause);
   if (opened.document.pageCount === 0) throw TaskFailure.content('invalid-pdf-data', 'pdf', 'INVALID_PDF', 'has no pages (or its page tree cannot be read).');

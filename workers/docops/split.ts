@@ -9,13 +9,12 @@ import { zipSync } from 'fflate';
 import * as v from 'valibot';
 import type { DocOpsOptions, FieldError } from '../protocol.js';
 import { finishDocument, type SourceStructure } from '../seams/pdf-structure.js';
-import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { invalidSelection, selectPages } from '../task/page-selection.js';
-import { assemblePages } from './assemble.js';
+import { assemblePages, openCounted } from './assemble.js';
 import { NO_DECODED_CAP, PageSelectionText, Password } from './fields.js';
-import { mapLinks, mapOutline, openSource, pageMap } from './structure.js';
+import { mapLinks, mapOutline, pageMap } from './structure.js';
 import { base64Member } from '../task/decoded-member.js';
 
 /** Parts in one ZIP: each is a qpdf run and a pdf-lib pass (~a few ms for small parts, measured in bench/). */
@@ -37,14 +36,11 @@ const SplitRequest = v.pipe(
 type SplitRequest = v.InferOutput<typeof SplitRequest>;
 
 export const split = binaryTask(SplitRequest, async (request: SplitRequest, options: DocOpsOptions): Promise<BinaryResult> => {
-  const bytes = decodePdfField(request.pdf, 'pdf', NO_DECODED_CAP);
-  // Once for every part (each qpdf run below reads the same file the same
-  // way), and before pdf-lib reads it, as merge does (seams/qpdf-decodes.ts).
-  await chargeQpdfDecoding(bytes, { writes: 'compressed', contents: false }, 'pdf');
-  const structure = await openSource(bytes, request.password, 'pdf', 'password');
-  if (structure.sharesResources) await chargeQpdfDecoding(bytes, { writes: 'nothing', contents: true }, 'pdf');
+  // Counted once for every part (each qpdf run below reads the same file the
+  // same way), and before pdf-lib reads it, as merge does (assemble.ts).
+  const { structure, bytes, password } = await openCounted(decodePdfField(request.pdf, 'pdf', NO_DECODED_CAP), request.password, 'pdf', 'password');
   const part = async (selection: readonly number[]): Promise<Uint8Array> => {
-    const assembled = await assemblePages([{ bytes, password: request.password, pages: selection, field: 'pdf' }]);
+    const assembled = await assemblePages([{ bytes, password, pages: selection, field: 'pdf' }]);
     return finish(assembled, structure, selection);
   };
   if (request.pages !== undefined) {

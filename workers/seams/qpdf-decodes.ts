@@ -34,9 +34,12 @@
 // whose dictionary is not read here (the cross-reference sections could not
 // be, or /Filter is written indirectly) is counted as the Flate layers its
 // data shows, whatever the run: more than qpdf would decode, never less. An
-// encrypted file's streams cannot be decoded here: qpdf decrypts them first
-// (linearize refuses such files; merge, split and optimize's decryption
-// take them, bounded by the timeout as before).
+// encrypted file's streams cannot be decoded here, so merge, split and
+// optimize count such a file in the clear: qpdf-decrypt.ts has qpdf decrypt
+// it without decoding its streams, after counting what that pass does
+// decode (object streams and XMP, decrypted there with qpdf's key when
+// their worst case does not fit), and hands this count the result
+// (linearize refuses encrypted files).
 import { constants, inflateSync } from 'node:zlib';
 import { chargeFilterChain, currentDecodedBudget, type FilterStep } from '../untrusted/decoded-bytes.js';
 import { filtersOf, rawStreams, type RawStream } from '../untrusted/pdf-streams.js';
@@ -56,7 +59,7 @@ export interface QpdfDecodes {
 
 const GENERALIZED = new Set(['FlateDecode', 'Fl', 'LZWDecode', 'LZW', 'ASCII85Decode', 'A85', 'ASCIIHexDecode', 'AHx']);
 /** XMP is decoded at qpdf's `all` level: RunLength too (DCT is never an XMP stream's). */
-const FOR_XMP = new Set([...GENERALIZED, 'RunLengthDecode', 'RL']);
+export const FOR_XMP = new Set([...GENERALIZED, 'RunLengthDecode', 'RL']);
 /** Stream dictionaries that are not page contents: image samples, font programs, ICC profiles, embedded files. */
 const NOT_CONTENT_SUBTYPES = new Set(['Image', 'Type1C', 'CIDFontType0C', 'OpenType']);
 
@@ -71,7 +74,7 @@ function looksLikeZlib(data: Uint8Array): boolean {
 const PROBE_BYTES = 1024;
 
 /** As many Flate layers as the data's zlib headers show (at most 4), or undefined when it does not start as zlib. */
-function flateLayers(data: Uint8Array): FilterStep[] | undefined {
+export function flateLayers(data: Uint8Array): FilterStep[] | undefined {
   const layers: FilterStep[] = [];
   let probe = data;
   while (layers.length < 4 && looksLikeZlib(probe)) {
@@ -121,7 +124,7 @@ export async function chargeQpdfDecoding(pdf: Uint8Array, decodes: QpdfDecodes, 
  * copies from 2 bytes), ASCII85 4 times (`z`), ASCIIHex half; plus a
  * little for what a stream's end adds.
  */
-function worstCase(encoded: number, chain: readonly FilterStep[]): number {
+export function worstCase(encoded: number, chain: readonly FilterStep[]): number {
   let bytes = encoded;
   for (const { name } of chain) bytes = (WORST_RATIO[name] ?? Infinity) * bytes + 4096;
   return bytes;
@@ -141,7 +144,7 @@ const WORST_RATIO: Readonly<Record<string, number>> = {
 };
 
 /** The filters qpdf will undo on this stream in this run, or undefined when it copies the stream as it is. */
-function decodedChain(stream: RawStream, decodes: QpdfDecodes): FilterStep[] | undefined {
+export function decodedChain(stream: RawStream, decodes: QpdfDecodes): FilterStep[] | undefined {
   const { dict } = stream;
   const filters = dict === undefined ? undefined : filtersOf(dict);
   // No dictionary, or /Filter written indirectly (qpdf resolves it): the data says whether it is Flate.

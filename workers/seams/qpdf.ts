@@ -186,11 +186,11 @@ export async function runQpdf(call: QpdfCall): Promise<QpdfRun> {
     return runOn(used, call);
   } catch (error) {
     if (!isTrap(error)) throw error;
-    if (used.calls <= 1) throw new QpdfTrap(error.message);
+    if (used.calls <= 1) throw new QpdfTrap(trapReason(error));
     try {
       return runOn(await instance(), call);
     } catch (again) {
-      if (isTrap(again)) throw new QpdfTrap(again.message);
+      if (isTrap(again)) throw new QpdfTrap(trapReason(again));
       throw again;
     }
   }
@@ -200,9 +200,18 @@ export async function runQpdf(call: QpdfCall): Promise<QpdfRun> {
  * A WebAssembly trap (out-of-bounds access, stack overflow) or the glue's
  * abort(), which throws a WebAssembly.RuntimeError too. Matched by name:
  * the WebAssembly namespace is not among this project's TypeScript libs.
+ * Or the number Infinity: the glue throws it for a C longjmp (its setjmp
+ * emulation), and on an instance that had served a call before, the stack
+ * overflow of a file nested 300 deep escaped that way instead of trapping
+ * (measured: `qpdf --decrypt` of such an AES-256 file after one merge), so
+ * it reached the task as a thrown number, a 500.
  */
-function isTrap(error: unknown): error is Error {
-  return error instanceof Error && error.name === 'RuntimeError';
+function isTrap(error: unknown): boolean {
+  return (error instanceof Error && error.name === 'RuntimeError') || error === Infinity;
+}
+
+function trapReason(error: unknown): string {
+  return error instanceof Error ? error.message : 'a longjmp out of an overflowed stack';
 }
 
 function runOn(target: Instance, call: QpdfCall): QpdfRun {

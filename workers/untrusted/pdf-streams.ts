@@ -40,6 +40,8 @@ export interface RawStream {
   readonly lengthKnown: boolean;
   /** What its filters decode to, when reading the file decoded it already (a cross-reference stream). */
   readonly decoded?: number;
+  /** Its object number and generation, as the cross-reference sections give them (an encrypted file's key for the object is made from them); undefined when those could not be read. */
+  readonly ref?: { readonly num: number; readonly gen: number };
 }
 
 /** Cross-reference sections followed through /Prev at most (a cycle or a hostile chain must end). */
@@ -71,10 +73,28 @@ function holds(buffer: Uint8Array, at: number, word: string): boolean {
 /** Every stream qpdf may read, in the order of the file's objects. */
 export function* rawStreams(bytes: Uint8Array): Generator<RawStream> {
   const buffer = view(bytes);
-  for (const { dict, start, length, decoded } of fromXref(buffer) ?? everyKeyword(buffer)) {
+  for (const { dict, start, length, decoded, ref } of fromXref(buffer) ?? everyKeyword(buffer)) {
     const end = dataEnd(buffer, start, length);
-    yield { dict, data: () => bytes.subarray(start, end), lengthKnown: end < buffer.length, ...(decoded === undefined ? {} : { decoded }) };
+    yield { dict, data: () => bytes.subarray(start, end), lengthKnown: end < buffer.length, ...(decoded === undefined ? {} : { decoded }), ...(ref === undefined ? {} : { ref }) };
   }
+}
+
+/**
+ * Whether the file is encrypted as qpdf reads it: the newest
+ * cross-reference section's trailer (or stream dictionary) has /Encrypt.
+ * False when that section cannot be read here (nor can this qpdf build).
+ */
+export function isEncrypted(bytes: Uint8Array): boolean {
+  const buffer = view(bytes);
+  const first = newestSection(buffer);
+  return first !== undefined && readXrefSection(buffer, first)?.encrypted === true;
+}
+
+/** The offset the last `startxref` gives. */
+function newestSection(buffer: Buffer): number | undefined {
+  const at = buffer.lastIndexOf('startxref', buffer.length, 'latin1');
+  const first = at < 0 ? undefined : /^startxref\s+(\d{1,12})/.exec(buffer.toString('latin1', at, Math.min(buffer.length, at + 32)))?.[1];
+  return first === undefined ? undefined : Number(first);
 }
 
 interface Found {
@@ -84,13 +104,14 @@ interface Found {
   /** /Length, resolved when it is a reference. */
   readonly length?: number;
   readonly decoded?: number;
+  readonly ref?: { readonly num: number; readonly gen: number };
 }
 
 /** The streams among the objects the cross-reference sections place in the file; undefined when those cannot be read here. */
 function fromXref(buffer: Buffer): Found[] | undefined {
   const sections = objectOffsets(buffer);
   if (sections === undefined) return undefined;
-  const { offsets, decodedAt } = sections;
+  const { offsets, gens, decodedAt } = sections;
   const starts = [...new Set(offsets.values())].sort((a, b) => a - b);
   const found: Found[] = [];
   for (const [num, offset] of offsets) {
@@ -100,7 +121,7 @@ function fromXref(buffer: Buffer): Found[] | undefined {
     if (read === undefined) continue;
     const decoded = decodedAt.get(offset);
     const length = lengthOf(buffer, read.dict, offsets);
-    found.push({ ...read, ...(length === undefined ? {} : { length }), ...(decoded === undefined ? {} : { decoded }) });
+    found.push({ ...read, ...(length === undefined ? {} : { length }), ...(decoded === undefined ? {} : { decoded }), ref: { num, gen: gens.get(num) ?? 0 } });
   }
   return found.sort((a, b) => a.start - b.start);
 }
@@ -111,21 +132,23 @@ function fromXref(buffer: Buffer): Found[] | undefined {
  * section frees stays at its older offset here (qpdf would not read it):
  * counted when it is a stream, more than qpdf decodes, never less.
  */
-function objectOffsets(buffer: Buffer): { offsets: Map<number, number>; decodedAt: Map<number, number> } | undefined {
-  const at = buffer.lastIndexOf('startxref', buffer.length, 'latin1');
-  const first = at < 0 ? undefined : /^startxref\s+(\d{1,12})/.exec(buffer.toString('latin1', at, Math.min(buffer.length, at + 32)))?.[1];
+function objectOffsets(buffer: Buffer): { offsets: Map<number, number>; gens: Map<number, number>; decodedAt: Map<number, number> } | undefined {
+  const first = newestSection(buffer);
   if (first === undefined) return undefined;
   const offsets = new Map<number, number>();
+  const gens = new Map<number, number>();
   /** Cross-reference streams' offsets, and what they decoded to. */
   const decodedAt = new Map<number, number>();
   const visited = new Set<number>();
-  for (let next: number | undefined = Number(first); next !== undefined; ) {
+  for (let next: number | undefined = first; next !== undefined; ) {
     if (visited.has(next) || visited.size >= MAX_SECTIONS) break;
     visited.add(next);
     const section = readXrefSection(buffer, next);
     if (section === undefined) return undefined;
     for (const entry of section.entries) {
-      if (entry.type !== 0 && !offsets.has(entry.num)) offsets.set(entry.num, entry.type === 1 ? entry.field2 : -1);
+      if (entry.type === 0 || offsets.has(entry.num)) continue;
+      offsets.set(entry.num, entry.type === 1 ? entry.field2 : -1);
+      gens.set(entry.num, entry.gen);
     }
     // A cross-reference stream is an object qpdf reads too, listed in its own section or not.
     const own = section.kind === 'stream' ? /^\s*(\d+)\s+\d+\s+obj/.exec(buffer.toString('latin1', next, Math.min(buffer.length, next + 32)))?.[1] : undefined;
@@ -135,7 +158,7 @@ function objectOffsets(buffer: Buffer): { offsets: Map<number, number>; decodedA
   }
   // Objects inside object streams (-1) hold no stream.
   for (const [num, offset] of offsets) if (offset < 0) offsets.delete(num);
-  return { offsets, decodedAt };
+  return { offsets, gens, decodedAt };
 }
 
 /** /Length as a number: written so, or the integer object a reference names, read at its offset. */
