@@ -105,6 +105,20 @@ describe('scripts beyond Latin, Greek, Cyrillic and Arabic need no font in the r
     }
   });
 
+  test('emoji are drawn from Noto Emoji, in one colour; digits and symbols a text face has stay in it', async () => {
+    const text = 'Science 🔬 works 👍 ❤️ since 2026 ©';
+    const pdf = await renderPdf(s.base, { operations: [{ type: 'add_text', text, size: 16 }] });
+    await qpdfCheck(pdf);
+    // The variation selector (U+FE0F) is default-ignorable: neither drawn nor extracted.
+    assert.equal(words(await pdfToText(pdf)), words(text.replace('\u{fe0f}', '')));
+    const fonts = await pdfFonts(pdf);
+    const emoji = fonts.filter((f) => /\+NotoEmoji-Regular$/.test(f.name));
+    assert.ok(emoji.length > 0 && emoji.every((f) => f.embedded && f.subset), fonts.map((f) => f.name).join(', '));
+    // Noto Emoji also maps digits, #, *, © and ®: a face before it draws them.
+    const symbols = await renderPdf(s.base, { operations: [{ type: 'add_text', text: '#1 * 2026 © ®', size: 16 }] });
+    assert.deepEqual((await pdfFonts(symbols)).map((f) => f.name), ['Helvetica']);
+  });
+
   test('a character no bundled face has is still a 422 naming it', async () => {
     const response = await postJson(s.base, '/api/v1/render', { operations: [{ type: 'add_text', text: 'ok \u{13000}' }] });
     assert.equal(response.status, 422);
