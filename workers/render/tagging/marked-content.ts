@@ -38,7 +38,7 @@ export class PageMarks {
     this.#open = target;
     if ('artifact' in target) return target.artifact === undefined ? '/Artifact BMC' : `/Artifact <</Type /${target.artifact}>> BDC`;
     const mcid = this.#nextMcid++;
-    target.kids.push({ page: this.page, mcid });
+    target.add({ page: this.page, mcid });
     return `/${target.role} <</MCID ${mcid}>> BDC`;
   }
 
