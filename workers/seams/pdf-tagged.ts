@@ -117,7 +117,8 @@ export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>
     }
     if (firstPage >= 0) out.ascii('/Pg ').ref((pages.pages[firstPage] as PDFRef).objectNumber);
     if (kidCount > 0) {
-      out.ascii('/K[');
+      // A single kid stands alone (ISO 32000-1 Table 323 allows either): most cells of a data table have one MCID.
+      out.ascii(kidCount === 1 ? '/K ' : '/K[');
       let separator = false;
       for (const kid of node.kids) {
         if (isNode(kid)) {
@@ -147,7 +148,7 @@ export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>
         annotationOwners.push(self);
         out.ascii('<</Type/OBJR/Obj ').ref(annotation.objectNumber).ascii('/Pg ').ref(pageRef.objectNumber).ascii('>>');
       }
-      out.ascii(']');
+      if (kidCount > 1) out.ascii(']');
     }
     if (node.alt !== undefined && node.role !== 'Link') out.ascii('/Alt').ascii(PDFHexString.fromText(node.alt).toString());
     if (node.scope !== undefined || node.colSpan !== undefined) {

@@ -39,7 +39,8 @@ export class PageMarks {
     if ('artifact' in target) return target.artifact === undefined ? '/Artifact BMC' : `/Artifact <</Type /${target.artifact}>> BDC`;
     const mcid = this.#nextMcid++;
     target.add({ page: this.page, mcid });
-    return `/${target.role} <</MCID ${mcid}>> BDC`;
+    // No space the syntax does not need: a data table writes one of these per cell, and every byte of them is deflated.
+    return `/${target.role}<</MCID ${mcid}>>BDC`;
   }
 
   beginSpan(): void {
