@@ -38,7 +38,7 @@ export class PageMarks {
     this.#open = target;
     if ('artifact' in target) return target.artifact === undefined ? '/Artifact BMC' : `/Artifact <</Type /${target.artifact}>> BDC`;
     const mcid = this.#nextMcid++;
-    target.add({ page: this.page, mcid });
+    target.addContent(this.page, mcid);
     // No space the syntax does not need: a data table writes one of these per cell, and every byte of them is deflated.
     return `/${target.role}<</MCID ${mcid}>>BDC`;
   }

@@ -7,12 +7,13 @@
 // table headers, decorative images). Paths (rules, borders, fills)
 // are always artifacts: every path this engine draws is decoration.
 
-type Kid = Element | PendingContent | PendingAnnotation;
+/** A kid: an element, an MCID on the element's page, content on another page, or a link annotation. */
+type Kid = Element | number | PendingContent | PendingAnnotation;
 const NO_KIDS: readonly Kid[] = Object.freeze([]);
 
 /**
- * A structure element under construction; `page` of its content is the
- * canvas until the document knows page numbers. A class with every field
+ * A structure element under construction; a page is its canvas until the
+ * document knows page numbers. A class with every field
  * set in its constructor, so every element has one shape: a data table
  * makes one per cell, and the canvas, the tagging and pdf-tagged.ts's walk
  * read them by the thousand (object literals spread from their options made
@@ -27,6 +28,8 @@ export class Element {
   readonly uri: string | undefined;
   /** A Figure's box on its page in PDF space (x1 y1 x2 y2), set by the canvas as it draws the image. */
   bbox: readonly [number, number, number, number] | undefined = undefined;
+  /** The page of its first marked content (the element's /Pg): its kids that are numbers are MCIDs there. */
+  page: object | undefined = undefined;
 
   constructor(
     readonly role: string,
@@ -56,8 +59,20 @@ export class Element {
     if (this.#kids === NO_KIDS) this.#kids = [kid];
     else (this.#kids as Kid[]).push(kid);
   }
+
+  /**
+   * Makes marked content `mcid` of `page` its own: on its own page a bare
+   * MCID, as the file writes it (no object per cell of a data table: ~40
+   * bytes each that lived until the save), on another (a paragraph split
+   * over a page break) one that names its page, as the file's MCR does.
+   */
+  addContent(page: object, mcid: number): void {
+    this.page ??= page;
+    this.add(page === this.page ? mcid : { page, mcid });
+  }
 }
 
+/** Marked content on another page than its element's first. */
 export interface PendingContent {
   readonly page: object;
   readonly mcid: number;
@@ -151,7 +166,7 @@ export class Structure {
     }
     const container = this.#container();
     const last = container.kids[container.kids.length - 1];
-    if (last !== undefined && 'role' in last && last.role === 'Link' && last.uri === uri) return last;
+    if (last instanceof Element && last.role === 'Link' && last.uri === uri) return last;
     // The annotation's /Contents says where the link goes (PDF/UA-1 7.18.5).
     return this.child('Link', { uri, alt: uri.startsWith('mailto:') ? `Email ${uri.slice('mailto:'.length)}` : `Link to ${uri}` });
   }
@@ -185,8 +200,8 @@ function linkWithin(element: Element, uri: string): Element | undefined {
     const next = stack.pop() as Element;
     if (next.role === 'Link' && next.uri === uri) return next;
     for (let i = next.kids.length - 1; i >= 0; i--) {
-      const kid = next.kids[i] as Element | PendingContent | PendingAnnotation;
-      if ('role' in kid) stack.push(kid);
+      const kid = next.kids[i];
+      if (kid instanceof Element) stack.push(kid);
     }
   }
   return undefined;
