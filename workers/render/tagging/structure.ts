@@ -61,6 +61,16 @@ export class Element {
   }
 
   /**
+   * Gives an element that has none its kids at once, in `kids` itself (a
+   * table row its cells, made together): an array of their number, where
+   * adding them one by one grows the first's array of one to 17 slots.
+   */
+  adopt(kids: Element[]): void {
+    if (this.#kids !== NO_KIDS) throw new Error(`a ${this.role} element adopting kids already has some`);
+    this.#kids = kids;
+  }
+
+  /**
    * Makes marked content `mcid` of `page` its own: on its own page a bare
    * MCID, as the file writes it (no object per cell of a data table: ~40
    * bytes each that lived until the save), on another (a paragraph split
