@@ -16,7 +16,7 @@ export type ContentKind = 'content' | 'path';
  * MCIDs whose opening operators are kept (they restart at 0 on every page:
  * a page of the 10-page invoice has ~130), by role.
  */
-const KEPT_MCIDS = 1024;
+const KEPT_MCIDS = 512;
 const openers = new Map<string, string[]>();
 
 /**
@@ -26,7 +26,8 @@ const openers = new Map<string, string[]>();
  * ~890 KB a render that tagging adds to the 10-page invoice's garbage (the
  * sampling heap profiler, collected objects counted), one per table cell.
  * Roles are the engine's own standard types (structure.ts), so the memo
- * stays small.
+ * is bounded: at most KEPT_MCIDS strings of ~20 characters for each of
+ * ~30 roles (about 1 MB a worker thread at worst; a few KB for a table).
  */
 function opener(role: string, mcid: number): string {
   // No space the syntax does not need: a data table writes one of these per cell, and every byte of them is deflated.
