@@ -371,7 +371,7 @@ export class PageCanvas {
       this.#links[this.#links.length - 1] = { ...last, width: x + width - last.x };
       return;
     }
-    owner?.kids.push({ page: this, link: this.#links.length });
+    owner?.add({ page: this, link: this.#links.length });
     this.#linkOwners.push(owner);
     this.#links.push({ x, y, width, height, uri });
   }

@@ -108,12 +108,27 @@ export function packObjects(context: PDFContext, first: number, objects: SyntaxB
 
 // --- the writer ------------------------------------------------------------
 
-/** pdf-lib's cross-reference entries as its writer and pdf-writer-speed.ts read them (PDFCrossRefStream's Entry). */
-interface CompressedEntry {
-  readonly type: 2;
-  readonly ref: { readonly objectNumber: number; readonly generationNumber: number };
-  readonly objectStreamRef: PDFRef;
-  readonly index: number;
+/**
+ * A member's cross-reference entry, as pdf-lib's writer and
+ * pdf-writer-speed.ts read one (PDFCrossRefStream's Entry: type 2, the
+ * stream and the index in it, and `ref` for the object's number). The
+ * entry is its own `ref`: one object per member, not an entry and a ref
+ * (a 10-page tagged invoice has ~1,250 members, and the entries live
+ * until the save's end).
+ */
+class CompressedEntry {
+  readonly type = 2;
+  readonly generationNumber = 0;
+
+  constructor(
+    readonly objectNumber: number,
+    readonly objectStreamRef: PDFRef,
+    readonly index: number,
+  ) {}
+
+  get ref(): this {
+    return this;
+  }
 }
 
 interface WriterInternals {
@@ -134,7 +149,7 @@ streamWriter.computeBufferSize = function (this: WriterInternals, incremental: b
   const members: CompressedEntry[] = [];
   for (const [ref, stream] of streams) {
     // Plain numbers, not PDFRefs (pdf-lib interns each in a pool under a string key): the entries are only read for their numbers.
-    for (let index = 0; index < stream.count; index++) members.push({ type: 2, ref: { objectNumber: stream.first + index, generationNumber: 0 }, objectStreamRef: ref, index });
+    for (let index = 0; index < stream.count; index++) members.push(new CompressedEntry(stream.first + index, ref, index));
   }
   // pdf-lib's computeBufferSize creates its cross-reference stream before its first await, so the
   // stream takes the members synchronously, and pdf-lib sizes and deflates it once, with them.

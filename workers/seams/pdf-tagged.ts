@@ -10,7 +10,7 @@ import { packObjects } from './pdf-packed-streams.js';
 import { SerializedObject } from './pdf-serialized.js';
 import { SyntaxBytes } from './pdf-syntax-bytes.js';
 
-/** A marked-content sequence on a page: `mcid` in the page's content stream. */
+/** A marked-content sequence on another page than its element's `page`: `mcid` in that page's content stream. */
 export interface ContentKid<Page> {
   readonly page: Page;
   readonly mcid: number;
@@ -30,7 +30,10 @@ export interface AnnotationKid<Page> {
  */
 export interface StructureNode<Page> {
   readonly role: string;
-  readonly kids: readonly (StructureNode<Page> | ContentKid<Page> | AnnotationKid<Page>)[];
+  /** A number is an MCID on the element's `page`. */
+  readonly kids: readonly Kid<Page>[];
+  /** The page of its first marked content (/Pg). */
+  readonly page?: Page | undefined;
   /** Alternate text (Figure); also the /Contents of the link annotations a Link owns. */
   readonly alt?: string | undefined;
   /** Table attributes (§14.8.5.7): a header cell's scope, a cell's column span. */
@@ -64,9 +67,9 @@ export interface TaggedPages {
  */
 const TEXT_BLOCKS: ReadonlySet<string> = new Set(['P', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6']);
 
-type Kid<Page> = StructureNode<Page> | ContentKid<Page> | AnnotationKid<Page>;
-const isNode = <Page>(kid: Kid<Page>): kid is StructureNode<Page> => 'role' in kid;
-const written = <Page>(kid: Kid<Page>): kid is StructureNode<Page> => isNode(kid) && (kid.kids.length > 0 || !TEXT_BLOCKS.has(kid.role));
+type Kid<Page> = StructureNode<Page> | number | ContentKid<Page> | AnnotationKid<Page>;
+const isNode = <Page>(kid: Exclude<Kid<Page>, number>): kid is StructureNode<Page> => 'role' in kid;
+const written = <Page>(node: StructureNode<Page>): boolean => node.kids.length > 0 || !TEXT_BLOCKS.has(node.role);
 
 /**
  * Writes the structure into `doc`. Call once, after every page is added.
@@ -104,22 +107,22 @@ export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>
     const self = first + index;
     // No /Type: it is optional (ISO 32000-1 Table 323), and a sixth of what a data table's cells write.
     out.ascii('<</S/').ascii(node.role).ascii('/P ').ref(parents[index] as number);
-    // /Pg is written before /K, and known only when the first MCID is met: the kids go to a second pass over them.
-    let firstPage = -1;
-    let kidCount = 0;
-    for (const kid of node.kids) {
-      if (isNode(kid)) {
-        if (written(kid)) kidCount++;
-      } else {
-        if (firstPage < 0 && 'mcid' in kid) firstPage = pageOf(kid.page);
-        kidCount++;
-      }
-    }
+    const firstPage = node.page === undefined ? -1 : pageOf(node.page);
     if (firstPage >= 0) out.ascii('/Pg ').ref((pages.pages[firstPage] as PDFRef).objectNumber);
+    let kidCount = 0;
+    for (const kid of node.kids) if (typeof kid === 'number' || !isNode(kid) || written(kid)) kidCount++;
     if (kidCount > 0) {
-      out.ascii('/K[');
+      // A single kid stands alone (ISO 32000-1 Table 323 allows either): most cells of a data table have one MCID.
+      out.ascii(kidCount === 1 ? '/K ' : '/K[');
       let separator = false;
       for (const kid of node.kids) {
+        if (typeof kid === 'number') {
+          if (separator) out.ascii(' ');
+          separator = true;
+          (owners[firstPage] as number[])[kid] = self;
+          out.int(kid);
+          continue;
+        }
         if (isNode(kid)) {
           if (!written(kid)) continue;
           if (separator) out.ascii(' ');
@@ -134,10 +137,9 @@ export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>
         const page = pageOf(kid.page);
         const pageRef = pages.pages[page] as PDFRef;
         if ('mcid' in kid) {
+          // An MCID on another page than the element's /Pg (a paragraph split over a page break): an MCR names its page.
           (owners[page] as number[])[kid.mcid] = self;
-          // An MCID on the element's own /Pg is a bare integer; on another page (a paragraph split over a page break) an MCR names its page.
-          if (page === firstPage) out.int(kid.mcid);
-          else out.ascii('<</Type/MCR/Pg ').ref(pageRef.objectNumber).ascii('/MCID ').int(kid.mcid).ascii('>>');
+          out.ascii('<</Type/MCR/Pg ').ref(pageRef.objectNumber).ascii('/MCID ').int(kid.mcid).ascii('>>');
           continue;
         }
         const annotation = pages.annotations[page]?.[kid.link] as PDFRef;
@@ -147,7 +149,7 @@ export function writeStructure<Page>(doc: PDFDocument, tree: StructureTree<Page>
         annotationOwners.push(self);
         out.ascii('<</Type/OBJR/Obj ').ref(annotation.objectNumber).ascii('/Pg ').ref(pageRef.objectNumber).ascii('>>');
       }
-      out.ascii(']');
+      if (kidCount > 1) out.ascii(']');
     }
     if (node.alt !== undefined && node.role !== 'Link') out.ascii('/Alt').ascii(PDFHexString.fromText(node.alt).toString());
     if (node.scope !== undefined || node.colSpan !== undefined) {

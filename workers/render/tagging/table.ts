@@ -8,7 +8,7 @@
 // asks that layout tables not be tagged Table): a Div with each cell's text
 // as a P, row by row.
 import type { Placed, Row } from '../table/model.js';
-import { PAGINATION, type Element, type ElementOptions, type Structure } from './structure.js';
+import { Element, PAGINATION, type ElementOptions, type Structure } from './structure.js';
 
 const COLUMN_HEADER: ElementOptions = Object.freeze({ scope: 'Column' });
 const ROW_HEADER: ElementOptions = Object.freeze({ scope: 'Row' });
@@ -50,10 +50,11 @@ export class TableTags {
       return;
     }
     if (cells === undefined) {
-      const tr = this.structure.childOf(this.#table, 'TR');
       // A row of header cells only is a header row even outside the table's header (HTML's <tr><th>.. in a table without <thead>).
       const headerRow = this.header.has(row) || row.cells.every((placed) => placed.cell.header === true || placed.cell.spans.length === 0);
-      cells = row.cells.map((placed) => this.#cell(tr, placed, headerRow));
+      cells = row.cells.map((placed) => cell(placed, headerRow));
+      // The row's kids are this array: nothing else is ever added to a TR.
+      this.structure.childOf(this.#table, 'TR').adopt(cells);
       this.#cells.set(row, cells);
     }
     this.#remember(row, cells);
@@ -69,11 +70,13 @@ export class TableTags {
     this.structure.close();
   }
 
-  #cell(tr: Element, placed: Placed, headerRow: boolean): Element {
-    const colSpan = placed.span > 1 ? placed.span : undefined;
-    if (headerRow) return this.structure.childOf(tr, 'TH', colSpan === undefined ? COLUMN_HEADER : { scope: 'Column', colSpan });
-    if (placed.cell.header === true) return this.structure.childOf(tr, 'TH', colSpan === undefined ? ROW_HEADER : { scope: 'Row', colSpan });
-    // Most cells span one column: no options object made for them.
-    return colSpan === undefined ? this.structure.childOf(tr, 'TD') : this.structure.childOf(tr, 'TD', { colSpan });
-  }
+}
+
+/** A data table cell's element: TH or TD, its scope and span. */
+function cell(placed: Placed, headerRow: boolean): Element {
+  const colSpan = placed.span > 1 ? placed.span : undefined;
+  if (headerRow) return new Element('TH', colSpan === undefined ? COLUMN_HEADER : { scope: 'Column', colSpan });
+  if (placed.cell.header === true) return new Element('TH', colSpan === undefined ? ROW_HEADER : { scope: 'Row', colSpan });
+  // Most cells span one column: no options object made for them.
+  return colSpan === undefined ? new Element('TD') : new Element('TD', { colSpan });
 }
