@@ -69,7 +69,7 @@ export async function assemblePages(sources: readonly AssemblySource[]): Promise
     run = await runQpdf({ args, inputs, outputs: [OUTPUT] });
   } catch (error) {
     if (!(error instanceof QpdfTrap)) throw error;
-    throw new TaskFailure('invalid-pdf-data', 'The pages cannot be assembled: a PDF nests objects more than about 150 levels deep, or the inputs are too large for the PDF engine\'s memory.', [
+    throw new TaskFailure('invalid-pdf-data', 'The pages cannot be assembled: a PDF nests objects more than 100 levels deep, or the inputs are too large for the PDF engine\'s memory.', [
       { field: sources.length === 1 ? (sources[0] as AssemblySource).field : '(body)', code: 'INVALID_PDF', message: 'The PDF engine stopped on this input.' },
     ], error.reason);
   }

@@ -201,7 +201,7 @@ async function qpdf(call: Parameters<typeof runQpdf>[0]): ReturnType<typeof runQ
     return await runQpdf(call);
   } catch (error) {
     if (!(error instanceof QpdfTrap)) throw error;
-    throw new TaskFailure('invalid-pdf-data', 'The PDF cannot be rewritten: it nests objects more than about 150 levels deep, or is too large for the PDF engine\'s memory.', [
+    throw new TaskFailure('invalid-pdf-data', 'The PDF cannot be rewritten: it nests objects more than 100 levels deep, or is too large for the PDF engine\'s memory.', [
       { field: 'pdf', code: 'INVALID_PDF', message: 'The PDF engine stopped on this input.' },
     ], error.reason);
   }

@@ -139,7 +139,7 @@ async function qpdf(args: string[], pdf: Uint8Array, outputs: string[]): Promise
     run = await runQpdf({ args, inputs: new Map([[INPUT, pdf]]), outputs });
   } catch (error) {
     if (!(error instanceof QpdfTrap)) throw error;
-    throw invalidPdf('The PDF cannot be processed: it nests objects more than about 150 levels deep, or is too large for the PDF engine\'s memory.', error.reason);
+    throw invalidPdf('The PDF cannot be processed: it nests objects more than 100 levels deep, or is too large for the PDF engine\'s memory.', error.reason);
   }
   if (run.exitCode === 0) return run;
   // 3 is qpdf's "repaired, with warnings"; this build never repairs, but another may.

@@ -9,8 +9,13 @@
 // 100 bytes longer (measured here). The same stack bounds qpdf's own
 // recursion: a fresh instance wrote an array nested 159 deep and trapped at
 // 160 ("memory access out of bounds"), where the native CLI goes to 500.
-// Overflow traps rather than corrupting output: the stack sits below the
-// data, and outputs up to the limit were byte-identical to the CLI's.
+// On a fresh instance overflow traps rather than corrupting output: the
+// stack sits below the data, and outputs up to the limit were
+// byte-identical to the CLI's. On an instance that had served a run it did
+// not always: a catalog nested 300 deep under `qpdf --decrypt` sometimes
+// left the run looping until the task's timeout. So input nested past
+// MAX_NESTING (100) never reaches qpdf (untrusted/pdf-nesting.ts): it is a
+// QpdfTrap at once, which every caller answers as a 422.
 // So an instance serves at most CALLS_PER_INSTANCE calls (a few KiB of
 // leaked stack), is dropped after any failure or trap (a failed run may
 // leave C++ state behind), and after a job that grew its memory past
@@ -25,6 +30,7 @@
 // instantiates it: the optimised code is shared, the memory is not.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { MAX_NESTING, nestsDeeperThan } from '../untrusted/pdf-nesting.js';
 
 const require = createRequire(import.meta.url);
 
@@ -175,12 +181,21 @@ async function instance(): Promise<Instance> {
   return current;
 }
 
+/** Inputs found shallow enough: a task's qpdf runs on one file (count, decrypt, write) scan it once (~5 ms a MB). */
+const scanned = new WeakSet<Uint8Array>();
+
 /**
  * Runs qpdf once. A trap on an instance that had served earlier calls is
  * retried once on a fresh instance (the leak or earlier state may be the
  * cause); a trap on a fresh instance is the input's and throws QpdfTrap.
  */
 export async function runQpdf(call: QpdfCall): Promise<QpdfRun> {
+  for (const input of call.inputs?.values() ?? []) {
+    if (scanned.has(input)) continue;
+    // Past it, the overflow may wreck the instance rather than trap (untrusted/pdf-nesting.ts).
+    if (nestsDeeperThan(input)) throw new QpdfTrap(`an object nested more than ${MAX_NESTING} levels deep`);
+    scanned.add(input);
+  }
   const used = await instance();
   try {
     return runOn(used, call);
