@@ -1,6 +1,6 @@
 # A thin layer over the npm scripts (STYLE.md). `make run` and `make test`
 # work on a fresh Debian 12 machine with Node 20 and npm.
-.PHONY: install build run test bench tools clean corpus-tables corpus-text bench-compare corpus-ua corpus-pdfa
+.PHONY: install build run test bench tools clean corpus-tables corpus-text corpus-routes bench-compare corpus-ua corpus-pdfa
 
 # npm ci refuses a lock file that lacks an optional dependency's entries, and a
 # registry mirror without LanceDB's macOS, Windows and ARM builds (this
@@ -52,6 +52,11 @@ corpus-tables: build
 # (README "Reading PDFs"); about two minutes, not part of `make test`.
 corpus-text: build
 	node dist/bench/corpus-text.js $(SHARED)/corpus
+
+# Every corpus PDF through every route that takes one, outputs checked with
+# qpdf and pdfsig (README "Development"); about 8 minutes, not part of `make test`.
+corpus-routes: build
+	node dist/bench/corpus-routes.js $(SHARED)/corpus
 
 # PDF/UA-1 verdict agreement with veraPDF's labelled corpus on
 # ../shared/corpus/verapdf/PDF_UA-1 (README "Accessibility check"): per clause,
