@@ -14,6 +14,8 @@
 // objects). Objects inside compressed object streams are not seen here:
 // those still meet the overflow, bounded by PLATEN_TIMEOUT_MS as before.
 
+import { endsName } from './pdf-scan.js';
+
 export const MAX_NESTING = 100;
 
 const PERCENT = 0x25;
@@ -97,10 +99,5 @@ function lineEnd(buffer: Buffer, start: number): number {
 /** `word` at `at`, not inside a longer name or keyword ("endstream" is not "stream"; "/streams" neither). */
 function keywordAt(buffer: Buffer, at: number, word: string): boolean {
   if (buffer.toString('latin1', at, at + word.length) !== word) return false;
-  return isRegular(buffer[at - 1]) === false && isRegular(buffer[at + word.length]) === false;
-}
-
-/** A regular character (ISO 32000-1 7.2.2): neither white space nor a delimiter. */
-function isRegular(byte: number | undefined): boolean {
-  return byte !== undefined && !' \t\r\n\f\0()<>[]{}/%'.includes(String.fromCharCode(byte));
+  return endsName(buffer[at - 1]) && endsName(buffer[at + word.length]);
 }

@@ -24,7 +24,7 @@ export function hasPdfHeader(bytes: Uint8Array): boolean {
 }
 
 /** PDF white-space and delimiter characters (ISO 32000-1 7.2.2): what may end a name. */
-function endsName(byte: number | undefined): boolean {
+export function endsName(byte: number | undefined): boolean {
   return byte === undefined || ' \t\r\n\f\0()<>[]{}/%'.includes(String.fromCharCode(byte));
 }
 
