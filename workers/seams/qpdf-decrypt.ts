@@ -34,8 +34,9 @@
 // cross-reference table), nothing more is counted and the caller goes on as
 // before: its own open of the file, pdf-lib's or qpdf's with the same
 // password, fails the same way, with the same problem document, before
-// anything is decoded. When qpdf opens it but cannot write it whole (a
-// catalog nested past this WebAssembly build's stack), the caller's
+// anything is decoded. When qpdf opens it but cannot write it whole (the
+// pass stops on an object the pages never use; a catalog nested too deep
+// was one, until nesting past 100 stopped reaching qpdf at all: qpdf.ts), the caller's
 // `--pages` run may still copy its pages, so every stream any qpdf run
 // could decode is counted here instead, decrypted with qpdf's key: more
 // than that run decodes, never less.
