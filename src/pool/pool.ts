@@ -12,6 +12,7 @@ import type { Tier } from '../auth/tiers.js';
 import { TaskStats } from '../metrics/task-stats.js';
 import { CircuitBreaker } from './circuit-breaker.js';
 import { widenHeapGrowth } from './heap-growth.js';
+import { workerResourceLimits } from './worker-limits.js';
 import type { FairClient } from './fair-queue.js';
 import type { CallerSignal, PoolFailure, PoolOptions, PoolResult, PoolStats, RunOptions } from './pool-types.js';
 import { Scheduler, type Ticket } from './scheduler.js';
@@ -65,7 +66,7 @@ export class WorkerPool {
       maxQueue: options.maxQueue + options.threads,
       // Threads are kept warm: spawning one costs tens of ms and module loading.
       idleTimeout: Number.MAX_SAFE_INTEGER,
-      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
+      resourceLimits: workerResourceLimits(options.memoryMb),
       // Piscina's histograms rebuild a full summary on every read (measured:
       // 0.25 ms of main-thread time per read); we keep our own running mean.
       recordTiming: false,
