@@ -244,6 +244,16 @@ describe('POST /v1/linearize', () => {
     }
     const { data } = await linearized(await pagesOf(['Still serving']));
     assert.equal(data.linearized, true);
+
+    // The same catalog inside a compressed object stream, where the file's own bytes show no nesting.
+    const packed = await withFile(Buffer.from(pdf, 'latin1'), async (path) => {
+      await run('qpdf', ['--object-streams=generate', path, `${path}.packed.pdf`]);
+      return readFile(`${path}.packed.pdf`);
+    });
+    assert.doesNotMatch(packed.toString('latin1'), /\[{101}/);
+    const deepPacked = await refused(packed);
+    assert.equal(deepPacked.slug, 'invalid-pdf-data');
+    assert.match(deepPacked.detail, /cannot be processed: it nests objects more than 100 levels deep/);
   });
 
   test('the request examples of the contract linearize', async () => {

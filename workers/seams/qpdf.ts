@@ -30,7 +30,7 @@
 // instantiates it: the optimised code is shared, the memory is not.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { MAX_NESTING, nestsDeeperThan } from '../untrusted/pdf-nesting.js';
+import { MAX_NESTING, nestsDeeperThan, objectStreamsNestDeeperThan } from '../untrusted/pdf-nesting.js';
 
 const require = createRequire(import.meta.url);
 
@@ -193,7 +193,7 @@ export async function runQpdf(call: QpdfCall): Promise<QpdfRun> {
   for (const input of call.inputs?.values() ?? []) {
     if (scanned.has(input)) continue;
     // Past it, the overflow may wreck the instance rather than trap (untrusted/pdf-nesting.ts).
-    if (nestsDeeperThan(input)) throw new QpdfTrap(`an object nested more than ${MAX_NESTING} levels deep`);
+    if (nestsDeeperThan(input) || (await objectStreamsNestDeeperThan(input))) throw new QpdfTrap(`an object nested more than ${MAX_NESTING} levels deep`);
     scanned.add(input);
   }
   const used = await instance();

@@ -161,18 +161,77 @@ const ZLIB_CHUNK = 1024 * 1024;
 export async function chargeFilterChain(data: Uint8Array, chain: readonly FilterStep[], source: string, budget: DecodedBudget = current): Promise<void> {
   if (chain.length === 0) return;
   if (chain.every(isFlate) && chargedAtOnce(data, chain.length, source, budget)) return;
+  await decodeChain(data, chain, (chunk) => budget.charge(chunk.byteLength, source));
+}
+
+/**
+ * Up to `maxBytes` of what `data` decodes to through `chain` (its first
+ * bytes, when it decodes to more), decoded with the same filters as
+ * chargeFilterChain; data a filter cannot decode ends where the filter
+ * stops. For a scan of what a library will read decoded (untrusted/pdf-nesting.ts).
+ */
+export async function decodedPrefix(data: Uint8Array, chain: readonly FilterStep[], maxBytes: number): Promise<Uint8Array> {
+  if (chain.length === 0) return data.subarray(0, maxBytes);
+  if (chain.every(isFlate)) {
+    let layer = data;
+    try {
+      for (let i = 0; i < chain.length; i++) layer = inflateSync(layer, { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: maxBytes });
+      return layer;
+    } catch {
+      // Larger than maxBytes, or damaged: a chunk at a time below keeps what decodes.
+    }
+  }
+  const chunks: Uint8Array[] = [];
+  let kept = 0;
+  try {
+    await decodeChain(data, chain, (chunk, final) => {
+      if (!final) return;
+      chunks.push(chunk.subarray(0, maxBytes - kept));
+      kept += chunk.byteLength;
+      if (kept >= maxBytes) throw new EnoughDecoded();
+    });
+  } catch (error) {
+    if (!(error instanceof EnoughDecoded)) throw error;
+  }
+  return Buffer.concat(chunks);
+}
+
+class EnoughDecoded extends Error {}
+
+/**
+ * Decodes `data` through `chain` (Flate with node:zlib, the others with
+ * pdf-filters.ts) a chunk at a time, handing every filter's output to
+ * `observe` (`final` for the last filter's) and keeping none of it. What
+ * `observe` throws ends the decoding and is thrown; data a filter cannot
+ * decode ends the decoding where the filter stops, quietly.
+ */
+async function decodeChain(data: Uint8Array, chain: readonly FilterStep[], observe: (chunk: Uint8Array, final: boolean) => void): Promise<void> {
+  let stopped: { error: unknown } | undefined;
   const stages: Duplex[] = [];
-  for (const step of chain) {
+  chain.forEach((step, index) => {
     const decoder = isFlate(step) ? undefined : chunkDecoder(step.name, step.earlyChange);
     stages.push(decoder === undefined ? createInflate({ finishFlush: constants.Z_SYNC_FLUSH, chunkSize: ZLIB_CHUNK }) : Duplex.from(decoding(decoder)));
-    stages.push(Duplex.from(charging(budget, source)));
-  }
+    const final = index === chain.length - 1;
+    stages.push(
+      Duplex.from(async function* (decoded: AsyncIterable<Uint8Array>) {
+        for await (const chunk of decoded) {
+          try {
+            observe(chunk, final);
+          } catch (error) {
+            stopped = { error };
+            throw error;
+          }
+          yield chunk;
+        }
+      } as AsyncGeneratorFunction),
+    );
+  });
   const discard = new Writable({ write: (_chunk, _encoding, done) => done() });
   try {
     await pipeline(Readable.from([data]), ...(stages as [Duplex]), discard);
   } catch (error) {
-    if (error instanceof DecodedBytesExceeded) throw error;
-    // Damaged data: the count ends where the decoding does.
+    if (stopped !== undefined) throw stopped.error;
+    // Damaged data: the decoding ends where the filter does.
   }
 }
 
@@ -201,15 +260,6 @@ function decoding(decoder: ChunkDecoder): AsyncGeneratorFunction {
   return async function* (encoded: AsyncIterable<Uint8Array>) {
     for await (const chunk of encoded) yield* decoder.push(chunk);
     yield* decoder.end();
-  } as AsyncGeneratorFunction;
-}
-
-function charging(budget: DecodedBudget, source: string): AsyncGeneratorFunction {
-  return async function* (decoded: AsyncIterable<Uint8Array>) {
-    for await (const chunk of decoded) {
-      budget.charge(chunk.byteLength, source);
-      yield chunk;
-    }
   } as AsyncGeneratorFunction;
 }
 

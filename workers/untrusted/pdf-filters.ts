@@ -272,6 +272,11 @@ const DECODERS: Readonly<Record<string, (earlyChange: number) => ChunkDecoder>> 
   LZW: (earlyChange) => new Lzw(earlyChange),
 };
 
+/** Whether `filter` is decoded here (decoded-bytes.ts): Flate with node:zlib, the others with these decoders. */
+export function decodedHere(filter: string): boolean {
+  return filter === 'FlateDecode' || filter === 'Fl' || Object.hasOwn(DECODERS, filter);
+}
+
 /** A streaming decoder for `filter`, or undefined when it is Flate (node:zlib's) or one not decoded here. */
 export function chunkDecoder(filter: string, earlyChange = 1): ChunkDecoder | undefined {
   return DECODERS[filter]?.(earlyChange === 0 ? 0 : 1);

@@ -11,10 +11,23 @@
 //
 // The scan skips comments, strings and stream data, and starts each object
 // at depth 0 again (a damaged object's unclosed array cannot add up across
-// objects). Objects inside compressed object streams are not seen here:
-// those still meet the overflow, bounded by PLATEN_TIMEOUT_MS as before.
+// objects). Objects inside compressed object streams (PDF 1.5) are scanned
+// decoded, by objectStreamsNestDeeperThan: qpdf parses them with the same
+// recursion. An object stream is scanned up to its first 32 MiB decoded;
+// one that decodes to more (no real file comes near: object streams hold
+// a few hundred small objects) is read past there by qpdf unscanned, and
+// bounded by PLATEN_TIMEOUT_MS as before. Its filters are those
+// decoded-bytes.ts decodes (Flate, LZW, ASCII85, ASCIIHex, RunLength); a
+// stream with another, or with /Filter written indirectly, is not scanned,
+// nor are an encrypted file's (their data is ciphertext here) or those of a
+// file whose cross-reference sections pdf-streams.ts cannot read (it finds
+// the streams then, but not their dictionaries, so not which are object
+// streams). Without this scan such a file answered 500.
 
+import { decodedPrefix } from './decoded-bytes.js';
+import { decodedHere } from './pdf-filters.js';
 import { endsName } from './pdf-scan.js';
+import { filtersOf, rawStreams } from './pdf-streams.js';
 
 export const MAX_NESTING = 100;
 
@@ -28,6 +41,20 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const LOWER_E = 0x65;
 const LOWER_S = 0x73;
+
+/** Decoded bytes of one object stream scanned at most. */
+const MAX_SCANNED_OBJECT_STREAM = 32 * 1024 * 1024;
+
+/** Whether any object inside the file's object streams nests arrays and dictionaries more than `limit` deep. */
+export async function objectStreamsNestDeeperThan(pdf: Uint8Array, limit = MAX_NESTING): Promise<boolean> {
+  for (const stream of rawStreams(pdf)) {
+    if (stream.dict?.name('Type') !== 'ObjStm') continue;
+    const chain = filtersOf(stream.dict);
+    if (chain === undefined || !chain.every((step) => decodedHere(step.name))) continue;
+    if (nestsDeeperThan(await decodedPrefix(stream.data(), chain, MAX_SCANNED_OBJECT_STREAM), limit)) return true;
+  }
+  return false;
+}
 
 /** Whether any object in the bytes nests arrays and dictionaries more than `limit` deep. */
 export function nestsDeeperThan(bytes: Uint8Array, limit = MAX_NESTING): boolean {
