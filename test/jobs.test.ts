@@ -311,6 +311,31 @@ describe('job durability and policy', () => {
     assert.equal(fixed.headers.get('idempotent-replayed'), null);
   });
 
+  test('a client that leaves while its job is validated: the job is withdrawn without stopping the thread, and nothing is kept', async (t) => {
+    const g = gate();
+    const s = await startTestServer({ PLATEN_WORKERS: '1' }, { workerFile: FAULT_WORKER, workerData: g.workerData });
+    t.after(() => s.close());
+    t.after(() => g.open());
+    const client = new AbortController();
+    const body = { ...textDocument('left while validated'), fault: 'block_validation' };
+    const leaving = postJson(s.base, '/api/v1/jobs', body, { 'idempotency-key': 'left-1' }, client.signal).catch((error: unknown) => error);
+    await g.blocked(1);
+    client.abort();
+    assert.equal(((await leaving) as Error).name, 'AbortError');
+    // This test and the server share one event loop: once a later request is answered, the closed connection has been seen.
+    assert.equal((await fetch(`${s.base}/health`)).status, 200);
+    g.open();
+    // Sent at once: a submission under the same key waits for the first one's outcome. Had the first job been
+    // kept under the key, another body would be a 409; it is a new job.
+    const again = await submit(s, textDocument('sent again'), { 'idempotency-key': 'left-1' });
+    assert.equal(again.status, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), null);
+    assert.equal((await until(s, (await read(again)).job_id, 'completed')).progress, 100);
+    // Both tasks completed: the first validated and stopped, and no thread was terminated (an abort counts as `aborted`).
+    const endings = [...s.server.pool.tasks.series()].find((series) => series.task === 'render')?.endings;
+    assert.deepEqual([endings?.[0], endings?.[4]], [2, 0]);
+  });
+
   test('a submission the pool refuses at once (503) writes nothing', async (t) => {
     const g = gate();
     const dataDir = temporaryDataDir();

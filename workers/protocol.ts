@@ -203,10 +203,12 @@ export interface RenderOptions {
   /**
    * For a job started by its own submission (src/jobs/runner.ts, one task
    * instead of a validation and then a render): `progress` holds a second
-   * Int32, which the task sets to 1 (and notifies) once the request has
-   * passed every check the `validate` task makes, so the submission can be
-   * answered 201 while the render goes on. A task that ends without setting
-   * it found the request invalid, and its outcome is the submission's 422.
+   * Int32, the SubmissionState, which the task sets to valid (and
+   * notifies) once the request has passed every check the `validate` task
+   * makes, so the submission can be answered 201 while the render goes on.
+   * A task that ends without setting it found the request invalid (its
+   * outcome is the submission's 422) or found it withdrawn (and rendered
+   * nothing).
    */
   readonly signalValid?: boolean;
   /**
@@ -217,6 +219,17 @@ export interface RenderOptions {
    */
   readonly fonts?: Readonly<Record<string, string>>;
 }
+
+/**
+ * The second Int32 of a submitted job's `progress` (RenderOptions.signalValid),
+ * set once, by compare-and-exchange from 0 (undecided): to 1 (valid) by the
+ * task when the request passed validate's checks, or to 2 (withdrawn) by the
+ * main thread when the submitter left before that. The first to set it
+ * decides: a withdrawn task stops after validating, without rendering, so a
+ * client that leaves costs no thread (stopping a running task terminates
+ * its thread). A literal type, as src/ imports this module's types only.
+ */
+export type SubmissionState = 0 | 1 | 2;
 
 /** Options of the `session-operation` task: which operation a session route adds, on which page setup. */
 export interface SessionOperationOptions {

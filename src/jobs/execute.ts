@@ -2,7 +2,7 @@
 // its stored request on the pool (with progress in shared memory), store the
 // result and finish the record. Every state change is a compare-and-set
 // from `running`, so a job cancelled meanwhile (on any node) stays cancelled.
-import type { RenderOptions } from '../../workers/protocol.js';
+import type { RenderOptions, SubmissionState } from '../../workers/protocol.js';
 import type { FairClient } from '../pool/fair-queue.js';
 import type { CallerSignal, PoolResult, WorkerPool } from '../pool/pool.js';
 import type { FontStore } from '../store/fonts.js';
@@ -32,7 +32,7 @@ export interface Submission {
   readonly length: number;
   /** Writes the job's creation durably; called once, when the pool has admitted the task (never when it refused it at once). */
   readonly create: () => Promise<void>;
-  /** The submitting client: when it leaves before the request is known valid, the task is stopped. */
+  /** The submitting client: when it leaves before the request is known valid, the submission is withdrawn (withdrawSubmission). */
   readonly gone: CallerSignal;
 }
 
@@ -56,8 +56,23 @@ export interface SubmissionStarter {
   startSubmitted(job: JobRecord, submission: Submission): Promise<SubmittedRun | undefined>;
 }
 
-/** Slot 1 of a submitted job's shared Int32s: set to 1 by the task once the request is valid (RenderOptions.signalValid). */
-const VALID = 1;
+/** Where a submitted job's SubmissionState is in its shared Int32s, and its three states (RenderOptions.signalValid). */
+const SUBMISSION_SLOT = 1;
+const UNDECIDED: SubmissionState = 0;
+const VALID: SubmissionState = 1;
+const WITHDRAWN: SubmissionState = 2;
+
+/**
+ * Withdraws a submitted job whose client left before it was told that the
+ * job exists: true when the task had not yet found the request valid. The
+ * task then stops once it has validated, without rendering, and the
+ * submission is answered as its client's leaving, with nothing kept
+ * (executeSubmitted). Not an abort: stopping a running task terminates its
+ * thread, and a replacement costs far more than the validation left to run.
+ */
+export function withdrawSubmission(progress: Int32Array): boolean {
+  return Atomics.compareExchange(progress, SUBMISSION_SLOT, UNDECIDED, WITHDRAWN) === UNDECIDED;
+}
 
 /**
  * Runs a job started by its submission (SubmissionStarter): its record is
@@ -84,8 +99,8 @@ export async function executeSubmitted(
     verdict(answer);
   };
   // Resolves when the worker notifies (or the main thread does, below, once the task has ended).
-  const waiting = Atomics.waitAsync(slots, VALID, 0);
-  if (waiting.async) void waiting.value.then(() => Atomics.load(slots, VALID) === 1 && tell({ valid: true }));
+  const waiting = Atomics.waitAsync(slots, SUBMISSION_SLOT, UNDECIDED);
+  if (waiting.async) void waiting.value.then(() => Atomics.load(slots, SUBMISSION_SLOT) === VALID && tell({ valid: true }));
   let stored: Promise<void> | undefined;
   let running: Promise<JobRecord | undefined> | undefined;
   const renderOptions: RenderOptions = {
@@ -108,8 +123,10 @@ export async function executeSubmitted(
   });
   execution.rendered?.();
   // Wakes the wait above when the task ended without notifying.
-  Atomics.notify(slots, VALID);
-  if (Atomics.load(slots, VALID) !== 1) return tell({ valid: false, result });
+  Atomics.notify(slots, SUBMISSION_SLOT);
+  const state = Atomics.load(slots, SUBMISSION_SLOT);
+  if (state === WITHDRAWN) return tell({ valid: false, result: { ok: false, reason: 'aborted' } });
+  if (state !== VALID) return tell({ valid: false, result });
   tell({ valid: true });
   // The creation failed (the submission answers that), or a cancel or removal came first.
   const started = await running?.catch(() => undefined);

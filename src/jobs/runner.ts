@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import { FairQueue } from '../pool/fair-queue.js';
 import type { FileJobStore } from '../store/file-job-store.js';
 import { TERMINAL, type JobExecutor, type JobRecord } from '../store/jobs.js';
-import { executeJob, executeSubmitted, type ExecuteOptions, type Submission, type SubmissionStarter, type SubmissionVerdict, type SubmittedRun } from './execute.js';
+import { executeJob, executeSubmitted, withdrawSubmission, type ExecuteOptions, type Submission, type SubmissionStarter, type SubmissionVerdict, type SubmittedRun } from './execute.js';
 import { JobWaiters } from './waiters.js';
 
 export interface JobRunnerOptions extends ExecuteOptions {
@@ -167,9 +167,9 @@ export class JobRunner implements JobExecutor, SubmissionStarter {
     const running = this.#take(id, owner, new Int32Array(new SharedArrayBuffer(8)));
     let stored: Promise<void> | undefined;
     let answered = false;
-    // The client left before it could learn the job's id: a task still validating is stopped.
+    // The client left before it could learn the job's id: a task still validating renders nothing.
     const onGone = () => {
-      if (!answered) running.controller.abort();
+      if (!answered) withdrawSubmission(running.progress);
     };
     submission.gone.addEventListener('abort', onGone, ONCE);
     let resolve!: (verdict: SubmissionVerdict) => void;

@@ -1,6 +1,6 @@
 // The `render` task: JSON RenderRequest bytes in, PDF bytes out.
 import { performance } from 'node:perf_hooks';
-import type { Outcome, RenderOptions, TaskInput, ValidateOptions, ValidationVerdict } from '../protocol.js';
+import type { Outcome, RenderOptions, SubmissionState, TaskInput, ValidateOptions, ValidationVerdict } from '../protocol.js';
 import { forgetDecoded } from '../task/base64.js';
 import { readJsonRequest } from '../task/json-request.js';
 import { movable, ownBuffer } from '../task/transfer.js';
@@ -70,10 +70,21 @@ function validationFailure(input: TaskInput<unknown>, started: number, checked: 
   return undefined;
 }
 
-/** RenderOptions.signalValid: the request passed `validate`'s checks; the main thread may answer the submission. */
-function signalValid(progress: Int32Array): void {
-  Atomics.store(progress, 1, 1);
-  Atomics.notify(progress, 1);
+/** Where a submitted job's SubmissionState is in its `progress` Int32s, and the two states set here and by the main thread. */
+const SUBMISSION_SLOT = 1;
+const UNDECIDED: SubmissionState = 0;
+const SIGNALLED_VALID: SubmissionState = 1;
+
+/**
+ * RenderOptions.signalValid: says that the request passed `validate`'s
+ * checks, so the main thread may answer the submission 201. False when the
+ * main thread withdrew the submission first (its client left): nothing is
+ * to be rendered then.
+ */
+export function signalValid(progress: Int32Array): boolean {
+  if (Atomics.compareExchange(progress, SUBMISSION_SLOT, UNDECIDED, SIGNALLED_VALID) !== UNDECIDED) return false;
+  Atomics.notify(progress, SUBMISSION_SLOT);
+  return true;
 }
 
 export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<Outcome> {
@@ -87,11 +98,11 @@ export async function render(input: TaskInput<Partial<RenderOptions>>): Promise<
     // a request that fails only here (a binary field that does not decode)
     // passes validate, so it is a job that fails, as when validated apart.
     const failure = validationFailure(input, started, checked.ok ? checked : check(input, started));
-    if (failure !== undefined) {
+    if (failure !== undefined || !signalValid(progress)) {
       forgetDecoded();
-      return failure;
+      // Withdrawn: validate's verdict, which the main thread does not read (it answers the submission as its client's leaving, and keeps nothing).
+      return failure ?? VALID;
     }
-    signalValid(progress);
   }
   if (!checked.ok) {
     forgetDecoded();
