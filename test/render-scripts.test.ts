@@ -86,6 +86,28 @@ describe('scripts beyond Latin, Greek, Cyrillic and Arabic need no font in the r
     assert.ok(!boxes.some((w) => w.word.includes('MBI')), 'the Latin name is not reversed');
   });
 
+  test('Chinese, Japanese and Korean inside a right-to-left paragraph keep their order (each character is a place to break, not a space)', async () => {
+    const texts = ['שלום 中文 עולם', 'שלום 日本語 עולם', 'שלום 한국어 עולם'];
+    const pdf = await renderPdf(s.base, { operations: [...texts.map((text) => ({ type: 'add_text', text })), { type: 'add_text', text: '中文 abc', direction: 'rtl' }] });
+    // Compared without spaces: pdftotext puts the space before an embedded left-to-right run inside its embedding.
+    const unspaced = (text: string) => words(text).replace(/ /g, '');
+    const lines = (await pdfToText(pdf)).split('\n').map(unspaced).filter(Boolean);
+    assert.deepEqual(lines, [...texts, '中文 abc'].map(unspaced));
+    // Drawn in that order too: in a right-to-left paragraph "中文 abc" is one left-to-right run, 中 leftmost.
+    const boxes = await wordBoxes(pdf);
+    const han = boxes.find((w) => w.word === '中文');
+    const latin = boxes.find((w) => w.word === 'abc' && w.yMin > (han?.yMin ?? 0) - 5);
+    assert.ok(han !== undefined && latin !== undefined && han.xMax < latin.xMin, JSON.stringify(boxes));
+  });
+
+  test('an emoji is no strong character: a right-to-left paragraph that starts with one is right-to-left', async () => {
+    const boxes = await wordBoxes(await renderPdf(s.base, { margin: 50, operations: [{ type: 'add_text', text: '🔬 שלום עולם' }] }));
+    const emoji = boxes.find((w) => w.word === '🔬');
+    assert.ok(emoji !== undefined, JSON.stringify(boxes));
+    // The paragraph's first character is its rightmost, at the right margin (A4: 545 pt).
+    assert.ok(Math.abs(emoji.xMax - 545) < 1 && boxes.every((w) => w.xMax <= emoji.xMax), JSON.stringify(boxes));
+  });
+
   test('Chinese breaks between characters, never before closing punctuation; Thai breaks between words', async () => {
     const chinese = '这是一个很长的中文段落，没有空格，所以必须在字符之间断行。'.repeat(6);
     const lines = (await pdfToText(await renderPdf(s.base, { operations: [{ type: 'add_text', text: chinese, width: 200 }] }))).split('\n').filter((l) => l.trim() !== '');

@@ -25,10 +25,27 @@ export interface ParagraphLevels {
 
 export function paragraphLevels(text: string, direction: Direction = 'auto'): ParagraphLevels {
   if (direction !== 'rtl' && !RTL_OR_CONTROL.test(text)) return { base: 0, levels: undefined };
-  const resolved = bidi.getEmbeddingLevels(text, direction === 'auto' ? undefined : direction);
+  const resolved = bidi.getEmbeddingLevels(withAstralClasses(text), direction === 'auto' ? undefined : direction);
   // A text of several paragraphs (newlines) takes its alignment from the first, as the request gives it one direction.
   const base = ((resolved.paragraphs[0]?.level ?? 0) & 1) as 0 | 1;
   return { base, levels: resolved.levels };
+}
+
+/** A character of the Basic Multilingual Plane of each bidi class a character beyond it can have. */
+const STAND_INS: Readonly<Record<string, string>> = { L: 'a', R: '\u05d0', AL: '\u0627', EN: '0', ES: '+', ET: '#', AN: '\u0660', CS: ',', NSM: '\u0300', BN: '\u00ad', S: '\t', WS: ' ', ON: '!' };
+
+/**
+ * The text with each character beyond the Basic Multilingual Plane (an
+ * emoji, a historic script) replaced by two characters of its own bidi
+ * class, as long as its two UTF-16 code units. bidi-js classifies code
+ * units, and a surrogate is no character it knows, so it took each half of
+ * "🔬" (ON) for a left-to-right letter: "🔬 שלום" became a left-to-right
+ * paragraph. The levels it resolves are per code unit, so they stay those
+ * of the text.
+ */
+function withAstralClasses(text: string): string {
+  if (!/[\ud800-\udbff]/.test(text)) return text;
+  return text.replace(/[\ud800-\udbff][\udc00-\udfff]/g, (pair) => (STAND_INS[bidi.getBidiCharTypeName(pair)] ?? '!').repeat(2));
 }
 
 /**

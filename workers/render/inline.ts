@@ -192,11 +192,14 @@ export function layoutLines(spans: readonly Span[], width: number, fonts: FontBo
       }
       for (const [start, end] of segments(token, at, breaks, levels)) {
         // A break opportunity inside the word (between two CJK characters, say): the next piece may start a line.
+        const level = levels?.[at + start] ?? 0;
         if (glue && breaks?.has(at + start) === true) {
           glue = false;
           pendingSpace = 0;
+          // No space there, so no level of its own: the lower of its neighbours' keeps two pieces of one run (CJK
+          // characters at level 2 in a right-to-left paragraph) in one run when the line is reordered.
+          pendingSpaceLevel = Math.min(level, levels?.[at + start - 1] ?? level);
         }
-        const level = levels?.[at + start] ?? 0;
         const logical = token.slice(start, end);
         placeWord(visualSegment(logical, level), level, logical);
       }
