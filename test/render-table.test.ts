@@ -217,11 +217,6 @@ describe('add_table', () => {
     assert.deepEqual([...pagesOfBlock], [2]);
   });
 
-  test('lines taller than a whole page still end (one per page) instead of looping', async () => {
-    const pdf = await render({ page_size: 'A7', operations: [{ type: 'add_table', size: 300, rows: [['A B']] }] });
-    assert.ok(Number((await pdfInfo(pdf)).Pages) >= 2);
-  });
-
   test('fills and borders: zebra on every second body row, header fill, no strokes at border width 0', async () => {
     const rows = Array.from({ length: 6 }, (_, i) => [`r${i}`]);
     const plain = (pdf: Uint8Array) => Buffer.from(pdf).toString('latin1');
@@ -317,13 +312,21 @@ describe('add_table', () => {
     }
   });
 
-  test('padding and border taller than a page are 422 on padding; a row ends with its last line', async () => {
+  test('padding and border taller than a page are 422 on padding, a line taller than a page on its cell; a row ends with its last line', async () => {
     // Each page used to draw one more empty band of the one-cell table, until the 2,000-page budget ran out.
     const errors = await problem({ page_size: 'A10', margin: 30, operations: [{ type: 'add_table', padding: 100, rows: [['a']] }] });
     assert.deepEqual({ field: errors[0]?.field, code: errors[0]?.code }, { field: 'operations[0].padding', code: 'OUT_OF_RANGE' });
-    // A line taller than the page is drawn on one page, with no blank page after it.
-    const pdf = await render({ operations: [{ type: 'set_font', size: 200, line_height: 5 }, { type: 'add_table', rows: [['a']] }] });
+    // A line taller than the page's content box was drawn with its glyphs below the page.
+    const tall = await problem({ operations: [{ type: 'set_font', size: 300, line_height: 5 }, { type: 'add_table', rows: [['fits'], ['a']] }] });
+    assert.deepEqual({ field: tall[0]?.field, code: tall[0]?.code }, { field: 'operations[1].rows[0][0]', code: 'OUT_OF_RANGE' });
+    assert.match(tall[0]?.message ?? '', /^a line of this text is 1500 pt tall/);
+    // Its own size on a small page too (such lines were once drawn one per page, off its bottom).
+    const small = await problem({ page_size: 'A7', operations: [{ type: 'add_table', size: 300, rows: [['A B']] }] });
+    assert.deepEqual({ field: small[0]?.field, code: small[0]?.code }, { field: 'operations[0].rows[0][0]', code: 'OUT_OF_RANGE' });
+    // A line as tall as a page allows is drawn on one page, with no blank page after it.
+    const pdf = await render({ operations: [{ type: 'set_font', size: 140, line_height: 5 }, { type: 'add_table', rows: [['a']] }] });
     assert.equal(Number((await pdfInfo(pdf)).Pages), 1);
+    assert.match(await pdfToText(pdf), /a/);
   });
 
   test('a character no font has names the cell', async () => {

@@ -158,6 +158,10 @@ describe('render', () => {
       [{ operations: [{ type: 'add_text', text: 'off the page', x: 700, y: 10 }] }, 'operations[0].x'],
       [{ operations: [{ type: 'add_text', text: 'a\nb\nc\nd', x: 50, y: 800 }] }, 'operations[0].y'],
       [{ operations: [{ type: 'add_text', text: 'x'.repeat(200_000), x: 590, y: 10 }] }, 'operations[0].y'],
+      // A line taller than a page's content box: its glyphs were drawn below the page, a 200 without the text.
+      [{ operations: [{ type: 'set_font', size: 300, line_height: 5 }, { type: 'add_text', text: 'Q' }] }, 'operations[1]'],
+      [{ page_size: 'A7', operations: [{ type: 'add_text', text: 'Q', size: 300 }] }, 'operations[0]'],
+      [{ operations: [{ type: 'set_font', size: 300, line_height: 5 }, { type: 'add_html', html: '<p>Q</p>' }] }, 'operations[1].html'],
     ];
     for (const [body, field] of cases) {
       const response = await postJson(s.base, '/api/v1/render', body);

@@ -57,6 +57,11 @@ export class Flow {
     return Math.max(1, this.#size[0] - this.margins.left - this.margins.right);
   }
 
+  /** Height of the content box of the current page: the most one line, or one block that cannot be split, may take. */
+  get contentHeight(): number {
+    return this.page.height - this.margins.top - this.margins.bottom;
+  }
+
   /** Room left on the current page below the cursor. */
   get room(): number {
     return this.page.height - this.margins.bottom - this.cursor;
@@ -95,5 +100,27 @@ export function checkContentBox(size: readonly [number, number], margins: Margin
   if (size[0] - margins.left - margins.right >= MIN_CONTENT && size[1] - margins.top - margins.bottom >= MIN_CONTENT) return;
   throw new RenderError([
     { field, code: 'OUT_OF_RANGE', message: `the margins leave no room on a ${size[0].toFixed(0)} × ${size[1].toFixed(0)} pt page; make them smaller` },
+  ]);
+}
+
+/**
+ * Refuses a line taller than the content box (its size times line_height,
+ * or its glyphs): a line cannot be split between pages, and drawn anyway
+ * its glyphs, half its leading below its top, crossed the bottom margin or
+ * left the page (a 300 pt letter at line_height 5 was drawn 35 pt below
+ * the page's bottom edge, a 200 with nothing missing, issue 15's hunt).
+ * `room` is what the line may take: the content box, less a table cell's
+ * padding and border.
+ */
+export function checkLineHeights(lines: readonly { readonly height: number }[], room: number, field: string): void {
+  let tallest = 0;
+  for (const line of lines) tallest = Math.max(tallest, line.height);
+  if (tallest <= room + 0.01) return;
+  throw new RenderError([
+    {
+      field,
+      code: 'OUT_OF_RANGE',
+      message: `a line of this text is ${+tallest.toFixed(2)} pt tall (its font size times line_height), more than the ${+room.toFixed(2)} pt a page has for it between its margins; make the size or line_height smaller`,
+    },
   ]);
 }

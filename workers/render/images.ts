@@ -262,7 +262,7 @@ export function flowImage(context: RenderContext, image: Image, box: ImageBox): 
   const { flow } = context;
   let [width, height] = boxSize(image, box, flow.width);
   // Wider than the column or taller than a whole page: scaled down, box proportions kept.
-  const pageHeight = Math.max(1, flow.page.height - flow.margins.top - flow.margins.bottom);
+  const pageHeight = Math.max(1, flow.contentHeight);
   const scale = Math.min(1, flow.width / width, pageHeight / height);
   width *= scale;
   height *= scale;

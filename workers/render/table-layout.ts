@@ -31,13 +31,13 @@ export async function drawTable(context: RenderContext, table: TableInput, at: s
   const b = table.borderWidth;
   const inset = table.padding + b / 2;
   // Padding and border alone taller than a page would leave no room for a line of text on any page.
-  const pageRoom = flow.page.height - flow.margins.top - flow.margins.bottom;
+  const pageRoom = flow.contentHeight;
   if (2 * inset > pageRoom) {
     const message = `padding and border take ${+(2 * inset).toFixed(2)} pt of every row's height, more than the ${+pageRoom.toFixed(2)} pt a page has for content`;
     throw new RenderError([{ field: fields.padding ?? at, code: 'OUT_OF_RANGE', message }]);
   }
 
-  const measurer = new Measurer(fonts, fields.cell ?? (() => at));
+  const measurer = new Measurer(fonts, fields.cell ?? (() => at), pageRoom - 2 * inset);
   const header = await measurer.rows('header', table.header, count, () => table.headerFill);
   const body = await measurer.rows('rows', table.rows, count, (index) => (index % 2 === 1 ? table.zebraFill : undefined));
 

@@ -15,6 +15,7 @@
 import type { PageCanvas, Rgb } from '../canvas.js';
 import { RenderError, withGlyphCheck } from '../errors.js';
 import type { RenderContext } from '../context.js';
+import { checkLineHeights } from '../flow.js';
 import { drawImage, loadImage } from '../images.js';
 import { drawLine, layoutLines, prepareSpans, type Align, type Line, type TextAlign } from '../inline.js';
 import type { Block, ImageBlock, ListBlock, QuoteBlock, TextBlock } from './blocks.js';
@@ -132,7 +133,7 @@ export class HtmlLayout {
     if (block.keep > 0) {
       // A heading moves to the next page with the start of what follows it, unless it could never fit.
       const height = lines.reduce((sum, line) => sum + line.height, 0) + block.keep;
-      if (height <= flow.page.height - flow.margins.top - flow.margins.bottom) this.#place(height);
+      if (height <= flow.contentHeight) this.#place(height);
     }
     let role = 'P';
     if (block.heading !== undefined) {
@@ -152,6 +153,7 @@ export class HtmlLayout {
 
   #lines(lines: readonly Line[], box: Box, align: TextAlign): void {
     const { flow } = this.context;
+    checkLineHeights(lines, flow.contentHeight, this.field);
     for (const line of lines) {
       const top = this.#place(line.height);
       drawLine(flow.page, line, flow.left + box.left, top, box.width, align);
@@ -227,7 +229,7 @@ export class HtmlLayout {
     const structure = this.#structure;
     if (structure?.pdfUa === true && block.alt === undefined) throw new RenderError([htmlAltRequired(this.field)]);
     const image = await loadImage(this.context, block.bytes, this.field);
-    const pageHeight = Math.max(1, flow.page.height - flow.margins.top - flow.margins.bottom);
+    const pageHeight = Math.max(1, flow.contentHeight);
     const [width, height] = fitImage(image, block.width, block.height, box.width, pageHeight);
     const top = this.#place(height);
     // Width and height both given stretch the image to them, as browsers do.

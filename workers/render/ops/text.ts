@@ -9,6 +9,7 @@
 import * as v from 'valibot';
 import { align, color, fontSize, link, points } from '../fields.js';
 import { RenderError, withGlyphCheck } from '../errors.js';
+import { checkLineHeights } from '../flow.js';
 import type { OperationType, RenderContext } from '../context.js';
 import { drawLine, drawLines, layoutLines, prepareSpans, type Span } from '../inline.js';
 
@@ -93,10 +94,11 @@ function place(op: v.InferOutput<typeof schema>, context: RenderContext, at: str
 
   const width = Math.min(op.width ?? flow.width, flow.width);
   const lines = withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, Number.POSITIVE_INFINITY, op.direction));
+  checkLineHeights(lines, flow.contentHeight, at);
   if (op.heading !== undefined) {
     // Keep a heading with two lines of what follows it, unless it could never fit (as HTML's headings, html/layout.ts).
     const height = lines.reduce((sum, line) => sum + line.height, 0) + 2 * context.style.size * context.style.lineHeight;
-    if (height <= flow.page.height - flow.margins.top - flow.margins.bottom) flow.ensure(height);
+    if (height <= flow.contentHeight) flow.ensure(height);
   }
   flow.ensure(lines[0]?.height ?? 0);
   begin(op, context, flow.cursor);

@@ -13,6 +13,7 @@
 // renders in 96 MB this way.
 import type { Rgb } from '../canvas.js';
 import { withGlyphCheck } from '../errors.js';
+import { checkLineHeights } from '../flow.js';
 import type { Direction } from '../bidi.js';
 import type { FontBook } from '../fonts.js';
 import { layoutLines, prepareSpans, type Line, type Span, type TextStyle } from '../inline.js';
@@ -38,6 +39,8 @@ export class Measurer {
   constructor(
     private readonly fonts: FontBook,
     private readonly cellField: CellField,
+    /** The tallest line a cell may hold: a page's content height less the cell's padding and border. */
+    private readonly lineRoom: number,
   ) {
     this.#empty = measured(layoutLines(NO_SPANS, Number.POSITIVE_INFINITY, fonts), true);
   }
@@ -72,7 +75,10 @@ export class Measurer {
 
   async #measure({ spans, direction }: TableCell, part: 'header' | 'rows', row: number, cell: number): Promise<Measured> {
     await prepareSpans(spans, this.fonts);
-    const lines = withGlyphCheck(this.cellField(part, row, cell), () => layoutLines(spans, Number.POSITIVE_INFINITY, this.fonts, Number.POSITIVE_INFINITY, direction));
+    const field = this.cellField(part, row, cell);
+    const lines = withGlyphCheck(field, () => layoutLines(spans, Number.POSITIVE_INFINITY, this.fonts, Number.POSITIVE_INFINITY, direction));
+    // Wrapped at its column's width a cell's lines are no taller: each line is as tall as its tallest piece.
+    checkLineHeights(lines, this.lineRoom, field);
     let chars = 0;
     for (const span of spans) chars += span.text.length;
     const keep = this.#kept + chars <= KEEP_CHARS;

@@ -19,7 +19,7 @@ export function paginate(flow: Flow, fonts: FontBook, header: readonly Row[], bo
   // Made before the header can join the body below: those rows are still header cells.
   const tags = flow.structure === undefined ? undefined : new TableTags(flow.structure, new Set(header), body);
   const { inset } = grid;
-  const pageRoom = () => flow.page.height - flow.margins.top - flow.margins.bottom;
+  const pageRoom = () => flow.contentHeight;
   let headerHeight = header.reduce((sum, row) => sum + row.height, 0);
   if (headerHeight > pageRoom() * HEADER_SHARE) {
     body = header.concat(body);
