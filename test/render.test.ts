@@ -116,6 +116,12 @@ describe('render', () => {
       [{ operations: [{ type: 'draw_unicorn' }] }, 'operations[0].type', 'INVALID_ENUM'],
       [{ operations: [{ type: 'add_text', text: 'x' }], orientation: 'sideways' }, 'orientation', 'INVALID_ENUM'],
       [[1, 2], '(body)', 'INVALID_TYPE'],
+      // An operation that is no object is a wrong type, whatever it is (a string was INVALID_ENUM, [] a missing type).
+      ...[5, null, [], 'add_page', true].map((op): [unknown, string, string] => [{ operations: [op] }, 'operations[0]', 'INVALID_TYPE']),
+      // A margin object is checked as one: a misspelt side is named (it was "must be a number ..." on margin).
+      [{ margin: { Top: 10 }, operations: [{ type: 'add_text', text: 'x' }] }, 'margin.Top', 'UNKNOWN_FIELD'],
+      [{ margin: { left: '5' }, operations: [{ type: 'add_text', text: 'x' }] }, 'margin.left', 'INVALID_TYPE'],
+      [{ margin: [], operations: [{ type: 'add_text', text: 'x' }] }, 'margin', 'INVALID_TYPE'],
     ];
     for (const [body, field, code] of cases) {
       const response = await postJson(s.base, '/api/v1/render', body);

@@ -6,25 +6,33 @@ import { PDF_A_LEVELS, STANDARD_FONT_NAMES } from '../seams/pdf.js';
 import { color, fontSize, orientation, pageSizeName, points } from './fields.js';
 import { STANDARD_FAMILY_NAMES } from './fonts.js';
 import { OPERATIONS } from './operations.js';
+import { objectsRefuseArrays } from '../task/object-shapes.js';
 
 /** Operation types of the spec that this version renders. */
 export const OPERATION_TYPES = Object.keys(OPERATIONS) as readonly string[];
 
 type OperationSchema = (typeof OPERATIONS)[keyof typeof OPERATIONS]['schema'];
 
-const Operation = v.variant(
-  'type',
-  Object.values(OPERATIONS).map((type) => type.schema) as unknown as [OperationSchema, ...OperationSchema[]],
-  `must be one of ${OPERATION_TYPES.join(', ')}`,
+// Walked here: the request's walk (task/object-shapes.ts) cannot see through the lazy schema below.
+const OperationOfType = objectsRefuseArrays(
+  v.variant('type', Object.values(OPERATIONS).map((type) => type.schema) as unknown as [OperationSchema, ...OperationSchema[]], `must be one of ${OPERATION_TYPES.join(', ')}`),
 );
+const NOT_AN_OPERATION = 'must be an object with a type, such as {"type": "add_text", "text": "..."}';
+// An operation that is no object at all (5, null, "add_page", []) is a wrong type, not a wrong `type` (the variant's
+// INVALID_ENUM): it meets a type schema it is not (valibot's object schemas take arrays), so it fails as INVALID_TYPE.
+// Typed as the variant, since any other schema here only ever fails.
+const Operation = v.lazy((input) =>
+  isPlainObject(input) ? OperationOfType : typeof input === 'string' ? v.number(NOT_AN_OPERATION) : v.string(NOT_AN_OPERATION),
+) as unknown as typeof OperationOfType;
 
-const margin = v.union(
-  [
-    points(1_000),
-    v.strictObject({ top: v.optional(points(1_000)), right: v.optional(points(1_000)), bottom: v.optional(points(1_000)), left: v.optional(points(1_000)) }),
-  ],
-  'must be a number of points, or an object with top, right, bottom and left',
-);
+function isPlainObject(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && !Array.isArray(input);
+}
+
+const marginSides = v.strictObject({ top: v.optional(points(1_000)), right: v.optional(points(1_000)), bottom: v.optional(points(1_000)), left: v.optional(points(1_000)) });
+const marginPoints = v.pipe(v.number('must be a number of points, or an object with top, right, bottom and left'), v.finite(), v.minValue(0), v.maxValue(1_000));
+// lazy, not union: a union reported {"Top": 10} as "must be a number ..." on margin, not as the unknown field margin.Top.
+const margin = v.lazy((input) => (isPlainObject(input) ? marginSides : marginPoints));
 
 /** A header or footer line; `{page}` and `{pages}` are replaced on every page ("Page {page} of {pages}"). */
 const furniture = v.strictObject({
