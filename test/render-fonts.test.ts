@@ -148,6 +148,23 @@ describe('font families', () => {
     assert.equal(response.status, 200, await response.clone().text());
     assert.match(await pdfToText(new Uint8Array(await response.arrayBuffer())), /Constructed/);
   });
+
+  test('standard names in any case are the standard fonts: drawn without data, and refused as a custom family', async () => {
+    const pdf = await renderPdf(s.base, {
+      operations: [
+        { type: 'set_font', family: 'helvetica', bold: true },
+        { type: 'add_text', text: 'family' },
+        { type: 'set_font', family: 'times-italic' },
+        { type: 'add_text', text: 'font name' },
+      ],
+    });
+    assert.deepEqual((await pdfFonts(pdf)).map((font) => font.name).sort(), ['Helvetica-Bold', 'Times-Italic']);
+    for (const family of ['helvetica', 'COURIER-BOLD']) {
+      const response = await postJson(s.base, '/api/v1/render', withFont(DEJAVU, 'x', family));
+      assert.equal(response.status, 422, family);
+      assert.deepEqual((await readProblem(response)).errors?.map((error) => [error.field, error.code]), [['operations[0].family', 'INVALID_VALUE']], family);
+    }
+  });
 });
 
 describe('damaged font data', () => {

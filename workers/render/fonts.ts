@@ -54,12 +54,20 @@ export function isStandardFamily(family: string): boolean {
   return STANDARD_FAMILIES.has(family);
 }
 
-/** The standard family and variant of each of the 14 standard font names. */
+/** The standard family and variant of each of the 14 standard font names, in any case ("times-bold" is Times-Bold). */
 export function standardFamilyOf(name: string): FontChoice | undefined {
+  const wanted = name.toLowerCase();
   for (const [family, names] of STANDARD_FAMILIES) {
-    const index = names.indexOf(name);
+    const index = names.findIndex((standard) => standard.toLowerCase() === wanted);
     if (index >= 0) return { family, bold: (index & 1) === 1, italic: (index & 2) === 2 };
   }
+  return undefined;
+}
+
+/** The standard family `name` is, in any case ("helvetica" is Helvetica), or undefined. */
+export function standardFamilyNamed(name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const family of STANDARD_FAMILIES.keys()) if (family.toLowerCase() === wanted) return family;
   return undefined;
 }
 

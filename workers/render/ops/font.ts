@@ -12,7 +12,7 @@ import { FontError } from '../../seams/pdf.js';
 import { color, fontSize } from '../fields.js';
 import { decodeBase64Field, RenderError } from '../errors.js';
 import type { OperationType, RenderContext } from '../context.js';
-import { isStandardFamily, standardFamilyOf } from '../fonts.js';
+import { isStandardFamily, standardFamilyNamed, standardFamilyOf } from '../fonts.js';
 import { faceOf, NoSuchFace } from '../../font/collection-face.js';
 import { MAX_FACES } from '../../font/sfnt-faces.js';
 import { FontTooLargeError, unwrap } from '../../font/web-fonts.js';
@@ -38,10 +38,11 @@ export const setFont: OperationType<typeof schema> = {
   schema,
   async run(op, context, at) {
     const style = context.style;
-    let family = op.family ?? style.family;
+    // A standard family in any case ("helvetica"), as page sizes are; a custom family's name is kept as sent.
+    let family = op.family === undefined ? style.family : (standardFamilyNamed(op.family) ?? op.family);
     let bold = op.bold ?? style.bold;
     let italic = op.italic ?? style.italic;
-    // An exact standard name ("Times-BoldItalic") names a family and a variant.
+    // A standard font name ("Times-BoldItalic", in any case) names a family and a variant.
     const exact = standardFamilyOf(family);
     if (exact !== undefined && family !== exact.family) {
       family = exact.family;
