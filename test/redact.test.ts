@@ -14,7 +14,7 @@ import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
 import { pdfToText, qpdfCheck, withFile, wordBoxes, type WordBox } from './helpers/pdf-tools.js';
-import { encodingsOf, encryptedDocument, everyStream, formDocument, formBombDocument, incrementalDocument, linesDocument, mixedDocument, spacedDocument, SECRET_NAME, SSN, textDocument, throughToUnicode, TYPE0_SECRET } from './helpers/redact-fixtures.js';
+import { annotatedFormDocument, encodingsOf, encryptedDocument, everyStream, formDocument, formBombDocument, incrementalDocument, linesDocument, mixedDocument, spacedDocument, SECRET_NAME, SSN, textDocument, throughToUnicode, TYPE0_SECRET } from './helpers/redact-fixtures.js';
 import { startTestServer } from './helpers/server.js';
 
 const run = promisify(execFile);
@@ -128,6 +128,24 @@ test('redact', async (t) => {
     assert.ok(streams.includes('https://example.com/kept'));
     const fields = await withFile(pdf, async (path) => JSON.parse((await run('qpdf', ['--json', '--json-key=acroform', path])).stdout) as { acroform: { fields: { fullname: string }[] } });
     assert.deepEqual(fields.acroform.fields.map((field) => field.fullname), ['outside']);
+  });
+
+  await t.test('text only annotations hold: a filled field (appearance, /V, /DV) and a comment are found and taken out, a field that matches nothing stays', async () => {
+    const ANNOTATED = await annotatedFormDocument();
+    const before = await pdfToText(ANNOTATED);
+    assert.match(before, /John Smith 123-45-6789/);
+    assert.match(before, /Note on John Smith/);
+    // name: two matches in its appearance; the comment: one in its appearance; stale: its /V; reset: its /DV.
+    const pdf = await redacted({ pdf: b64(ANNOTATED), text: [SECRET_NAME], patterns: ['\\d{3}-\\d{2}-\\d{4}'] }, 5);
+    const text = await pdfToText(pdf);
+    for (const secret of [SECRET_NAME, SSN, 'Note on']) assert.equal(text.includes(secret), false, `pdftotext still shows ${secret}`);
+    assert.match(text, /Applicant form/);
+    assert.match(text, /kept value/);
+    for (const secret of [SECRET_NAME, SSN]) assertGone(ANNOTATED, pdf, secret);
+    const fields = await withFile(pdf, async (path) => JSON.parse((await run('qpdf', ['--json', '--json-key=acroform', path])).stdout) as { acroform: { fields: { fullname: string; value: string }[] } });
+    assert.deepEqual(fields.acroform.fields.map((field) => [field.fullname, field.value]), [['other', 'u:kept value']]);
+    // The matched glyphs' boxes are painted: pdftotext put "John" in the field at x 51.5 to 90.5, y 213.5 to 230.2.
+    assert.deepEqual(await pixelAt(pdf, 70, 222), [0, 0, 0]);
   });
 
   await t.test('an incremental update: the earlier revision\'s text and metadata are not in the fresh file', async () => {

@@ -2,14 +2,15 @@
 // exactly what a redaction must take out: text in a standard font and in an
 // embedded Type0 font (glyph ids in the stream, found only through its
 // ToUnicode map), a form XObject drawn on two pages, an image, a vector
-// rectangle, a link and a form field, and an incremental update whose
+// rectangle, a link and a form field, filled form fields and a comment
+// whose text is only in annotations, and an incremental update whose
 // earlier revision held text the current one does not show. Plus readers
 // that look for a string everywhere in a file: every stream inflated
 // (object streams included), every content string decoded through every
 // ToUnicode map. Test code only.
 import { readFile } from 'node:fs/promises';
 import { inflateSync } from 'node:zlib';
-import { PDFDocument, PDFString, StandardFonts, degrees, rgb, type PDFPage } from '@cantoo/pdf-lib';
+import { PDFDict, PDFDocument, PDFName, PDFString, StandardFonts, degrees, rgb, type PDFPage } from '@cantoo/pdf-lib';
 import * as fontkit from 'fontkit';
 import sharp from 'sharp';
 import { DEJAVU_SANS } from './font-tools.js';
@@ -143,6 +144,45 @@ export async function mixedDocument(): Promise<Uint8Array> {
   outside.setText('other value');
   outside.addToPage(page, { x: 50, y: 100, width: 120, height: 20 });
   return doc.save();
+}
+
+/**
+ * Text that only annotations hold, none of it in the page's content (which
+ * says "Applicant form" at the top): a text field `name` filled with
+ * "John Smith 123-45-6789" (its appearance shows it); a FreeText comment
+ * whose appearance and /Contents say "Note on John Smith"; a field `stale`
+ * whose /V is "123-45-6789" while its appearance draws nothing; a field
+ * `reset` showing "blank" whose /DV is "John Smith"; and a field `other`
+ * filled with "kept value", which matches nothing. Letter size, every
+ * annotation below y 600 (top-left y 192 and down).
+ */
+export async function annotatedFormDocument(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const helvetica = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  page.drawText('Applicant form', { x: 50, y: 740, font: helvetica, size: 14 });
+  const form = doc.getForm();
+  const fields: [string, string, number][] = [['name', `${SECRET_NAME} ${SSN}`, 560], ['stale', SSN, 520], ['reset', 'blank', 480], ['other', 'kept value', 440]];
+  for (const [name, value, y] of fields) {
+    const field = form.createTextField(name);
+    field.setText(value);
+    field.addToPage(page, { x: 50, y, width: 300, height: 24, font: helvetica });
+  }
+  form.updateFieldAppearances(helvetica);
+  const widget = (name: string) => form.getTextField(name).acroField.getWidgets()[0]?.dict as PDFDict;
+  // `stale`: an appearance that draws nothing, as one written before the value changed may.
+  widget('stale').set(PDFName.of('AP'), doc.context.obj({ N: doc.context.register(doc.context.flateStream('', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 300, 24] })) }));
+  form.getTextField('reset').acroField.dict.set(PDFName.of('DV'), PDFString.of(SECRET_NAME));
+  const note = `Note on ${SECRET_NAME}`;
+  const appearance = doc.context.register(
+    doc.context.flateStream(`BT /Helv 12 Tf 4 6 Td (${note}) Tj ET`, { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, 250, 24], Resources: { Font: { Helv: helvetica.ref } } }),
+  );
+  page.node.addAnnot(
+    doc.context.register(
+      doc.context.obj({ Type: 'Annot', Subtype: 'FreeText', Rect: [50, 380, 300, 404], Contents: PDFString.of(note), DA: PDFString.of('/Helv 12 Tf 0 g'), F: 4, AP: { N: appearance } }),
+    ),
+  );
+  return doc.save({ updateFieldAppearances: false });
 }
 
 /**

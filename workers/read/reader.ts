@@ -8,12 +8,13 @@
 import { TaskFailure } from '../task/json-task.js';
 import { checkPdfBytes } from '../untrusted/pdf-bytes.js';
 import { DRAW_OPS, decodedImage, displayTransform, openPdf, operatorListOf, PDF_OPS, type PdfDocument, type PdfPage } from '../seams/pdfjs.js';
+import { annotationTexts } from './annotation-texts.js';
 import { documentInfo } from './document-info.js';
 import { formFields } from './forms.js';
 import { bookmarks } from './outline.js';
 import { crossReferenceDamaged, REPAIRED_NOTICE } from './repair.js';
 import { readText } from './text.js';
-import type { Operators, ReaderDocument, ReaderPage, TextItem, TextOptions } from './types.js';
+import type { OperatorOptions, Operators, ReaderDocument, ReaderPage, TextItem, TextOptions } from './types.js';
 
 /** The request's field names, so errors[] point at them (`pdf_data` on the accelerator, `pdf` on the render API). */
 export interface RequestFields {
@@ -60,15 +61,17 @@ function pageOf(page: PdfPage, number: number): ReaderPage {
   const display = displayTransform(page);
   const viewport = page.getViewport({ scale: 1 });
   let operatorList: ReturnType<typeof operatorListOf> | null = null;
+  let annotatedList: ReturnType<typeof operatorListOf> | null = null;
   const operatorsOnce = () => (operatorList ??= operatorListOf(page));
+  const annotatedOnce = () => (annotatedList ??= operatorListOf(page, true));
   return {
     number,
     size: { width: round(viewport.width), height: round(viewport.height) },
     async text(options: TextOptions): Promise<TextItem[]> {
       return readText(page, options.styles ? await operatorsOnce() : null);
     },
-    async operators(): Promise<Operators> {
-      const list = await operatorsOnce();
+    async operators(options?: OperatorOptions): Promise<Operators> {
+      const list = await (options?.annotations === true ? annotatedOnce() : operatorsOnce());
       const [a, b, c, d, e, f] = display as [number, number, number, number, number, number];
       return {
         fnArray: list.fnArray,
@@ -80,6 +83,7 @@ function pageOf(page: PdfPage, number: number): ReaderPage {
     },
     decodedImage: (name) => decodedImage(page, name),
     formFields: () => formFields(page, display),
+    annotationTexts: () => annotationTexts(page, display),
     close: () => {
       page.cleanup();
     },

@@ -136,15 +136,39 @@ export interface DecodedImage {
   readonly data: Uint8Array;
 }
 
+/**
+ * Which operators to list. `annotations`: the page's content followed by
+ * every annotation's appearance, hidden ones too, each between pdf.js's
+ * beginAnnotation (id, rect, transform, matrix) and endAnnotation, for a
+ * task that must see everything a reader may show (redact). Off by default:
+ * appearances are not page content.
+ */
+export interface OperatorOptions {
+  readonly annotations: boolean;
+}
+
+/** The text an annotation holds outside its appearance: a field's value and default value, a comment's /Contents. */
+export interface AnnotationText {
+  /** The annotation's /Rect in page coordinates. */
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  /** Each non-empty string, as pdf.js decodes it (a list's selected entries one by one). */
+  readonly texts: readonly string[];
+}
+
 /** One page of an open document. Release it (`close`) before reading the next: pages are read one at a time. */
 export interface ReaderPage {
   readonly number: number;
   readonly size: PageSize;
   text(options: TextOptions): Promise<readonly TextItem[]>;
-  operators(): Promise<Operators>;
+  operators(options?: OperatorOptions): Promise<Operators>;
   /** The pixels of an image the operator list paints by name (`paintImageXObject`'s first argument); call after operators(). */
   decodedImage(name: string): DecodedImage | null;
   formFields(): Promise<readonly FormField[]>;
+  /** Every annotation's texts (hidden annotations included), for searching what a reader finds beyond the drawn page. */
+  annotationTexts(): Promise<readonly AnnotationText[]>;
   close(): void;
 }
 

@@ -15,7 +15,9 @@
 //   reads them from disk every time).
 // - Annotations are not drawn into operator lists (AnnotationMode.DISABLE):
 //   their appearance streams are not page content and would add glyphs the
-//   text content does not have.
+//   text content does not have. Only a task that must see everything a
+//   reader shows (redact) asks for them, all of them (intent "any": hidden
+//   ones too), each between beginAnnotation and endAnnotation.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -95,9 +97,9 @@ export async function openPdf(bytes: Uint8Array, password: string | undefined): 
   }
 }
 
-/** The page's operator list without annotations (see the header). */
-export function operatorListOf(page: PdfPage): ReturnType<PdfPage['getOperatorList']> {
-  return page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
+/** The page's operator list, without annotations or followed by every annotation's appearance (see the header). */
+export function operatorListOf(page: PdfPage, annotations = false): ReturnType<PdfPage['getOperatorList']> {
+  return annotations ? page.getOperatorList({ intent: 'any', annotationMode: AnnotationMode.ENABLE }) : page.getOperatorList({ annotationMode: AnnotationMode.DISABLE });
 }
 
 /**

@@ -4,12 +4,24 @@
 // text costs what any other pattern does), each match boxed from its
 // glyphs, one box per line. An exact phrase is a pattern too: its words quoted, the
 // whitespace between them matching any whitespace, line breaks included.
+//
+// Annotations are searched as a reader finds them: each one's appearance on
+// its own (a filled field's widget, a FreeText comment; glyphs.ts), and the
+// text it holds beyond that (a field's /V and /DV, a comment's /Contents:
+// read/annotation-texts.ts). A match in an appearance is an area around its
+// glyphs, kept inside the annotation's /Rect; a match in an annotation's
+// text that no area on the page reaches yet is an area of the whole /Rect.
+// Either way the area overlaps the annotation, so the redaction takes the
+// annotation out whole (with its field, when it was the field's last
+// widget), as it does for any area: its value, appearance and comment are
+// one object, and keeping any of it would keep the match.
 import { RE2JS } from 're2js';
 import type { ReaderDocument } from '../../read/types.js';
 import { TaskFailure } from '../../task/json-task.js';
+import type { AnnotationText } from '../../read/types.js';
 import type { Box } from './geometry.js';
-import { boxAround } from './geometry.js';
-import { pageGlyphs, type PlacedGlyph } from './glyphs.js';
+import { boxAround, intersection, overlaps } from './geometry.js';
+import { pageGlyphs, type GlyphGroup, type PlacedGlyph } from './glyphs.js';
 
 /** Matches one request may turn into areas, over every search and page: past it, 422 on the search that overflowed. */
 export const MAX_MATCHES = 10_000;
@@ -39,31 +51,62 @@ export function patternSearch(source: string, field: string): Search {
 export async function findAreas(reader: ReaderDocument, searches: readonly Search[]): Promise<Map<number, Box[]>> {
   const found = new Map<number, Box[]>();
   let matches = 0;
+  const count = (search: Search) => {
+    if (++matches > MAX_MATCHES) {
+      throw TaskFailure.field(search.field, 'TOO_LARGE', `the searches matched more than ${MAX_MATCHES} times in this document; make the pattern more specific, or split the document.`);
+    }
+  };
   for (let number = 1; number <= reader.pageCount; number++) {
     const page = await reader.page(number);
-    let glyphs: PlacedGlyph[];
+    let groups: GlyphGroup[];
+    let annotations: readonly AnnotationText[];
     try {
-      glyphs = await pageGlyphs(page);
+      groups = await pageGlyphs(page);
+      annotations = await page.annotationTexts();
     } finally {
       page.close();
     }
-    const layout = pageText(glyphs);
-    for (const search of searches) {
-      const matcher = search.pattern.matcher(layout.text);
-      while (matcher.find()) {
-        const start = matcher.start();
-        const end = matcher.end();
-        if (end <= start) continue;
-        if (++matches > MAX_MATCHES) {
-          throw TaskFailure.field(search.field, 'TOO_LARGE', `the searches matched more than ${MAX_MATCHES} times in this document; make the pattern more specific, or split the document.`);
+    const boxes: Box[] = [];
+    for (const group of groups) {
+      const layout = pageText(group.glyphs);
+      for (const search of searches) {
+        const matcher = search.pattern.matcher(layout.text);
+        while (matcher.find()) {
+          const start = matcher.start();
+          const end = matcher.end();
+          if (end <= start) continue;
+          count(search);
+          const around = layout.boxes(start, end);
+          // Glyphs an appearance draws outside its annotation's box are clipped away; the area stays on the annotation.
+          boxes.push(...(group.annotation === null ? around : around.map((box) => intersection(box, group.annotation as Box) ?? solid(group.annotation as Box))));
         }
-        const boxes = found.get(number) ?? [];
-        boxes.push(...layout.boxes(start, end));
-        found.set(number, boxes);
       }
     }
+    for (const annotation of annotations) {
+      const rect = solid({ x0: annotation.x, y0: annotation.y, x1: annotation.x + annotation.width, y1: annotation.y + annotation.height });
+      if (boxes.some((box) => overlaps(box, rect))) continue;
+      const search = searches.find((candidate) => annotation.texts.some((text) => matchesIn(candidate, text)));
+      if (search === undefined) continue;
+      count(search);
+      boxes.push(rect);
+    }
+    if (boxes.length > 0) found.set(number, boxes);
   }
   return found;
+}
+
+function matchesIn(search: Search, text: string): boolean {
+  // Each value as the reader's text is: NFKC, line breaks as they are.
+  const matcher = search.pattern.matcher(text.normalize('NFKC'));
+  while (matcher.find()) if (matcher.end() > matcher.start()) return true;
+  return false;
+}
+
+/** A box with extent: an annotation with an empty /Rect (a hidden field's [0 0 0 0]) still gets an area that overlaps it. */
+function solid(box: Box): Box {
+  const padX = box.x1 - box.x0 > 0 ? 0 : 0.5;
+  const padY = box.y1 - box.y0 > 0 ? 0 : 0.5;
+  return { x0: box.x0 - padX, y0: box.y0 - padY, x1: box.x1 + padX, y1: box.y1 + padY };
 }
 
 interface PageText {

@@ -9,6 +9,14 @@
 // (a corpus table's title joined a "(Revised)" drawn elsewhere), so
 // character positions interpolated inside a run drifted by up to 10 points
 // and missed the last digits of a matched number.
+//
+// Annotations' appearances (a filled field's widget, a FreeText comment) are
+// walked too, each as a group of its own: pdf.js lists them after the page's
+// content, each between beginAnnotation (id, rect, transform, matrix: the
+// appearance's /Matrix, then the transform that fits its box to /Rect,
+// ISO 32000-1 section 12.5.5) and endAnnotation, with the graphics state
+// reset as for a fresh page. A search never joins page text and an
+// annotation's text into one match.
 import type { Operators, ReaderPage } from '../../read/types.js';
 import type { Box, Matrix } from './geometry.js';
 import { boxAround, IDENTITY, multiply } from './geometry.js';
@@ -25,23 +33,37 @@ export interface PlacedGlyph {
   readonly size: number;
 }
 
+/** The glyphs of one drawing: the page's own content, or one annotation's appearance. */
+export interface GlyphGroup {
+  readonly glyphs: readonly PlacedGlyph[];
+  /** The annotation's /Rect on the page (page coordinates); null for the page's content. */
+  readonly annotation: Box | null;
+}
+
 /** Forms nest; a hostile file may nest them without end. */
 const MAX_DEPTH = 64;
 
 /** The reader gives each glyph's width itself: the text state without the font content.ts reads widths from. */
 type TextState = Omit<FontedTextState, 'font'>;
 
-export async function pageGlyphs(page: ReaderPage): Promise<PlacedGlyph[]> {
-  const operators = await page.operators();
+/** The page's content first, then one group per annotation drawn (hidden ones included), in the reader's order. */
+export async function pageGlyphs(page: ReaderPage): Promise<GlyphGroup[]> {
+  const operators = await page.operators({ annotations: true });
   return walk(operators);
 }
 
-function walk(operators: Operators): PlacedGlyph[] {
+const freshText = (): TextState => ({ size: 0, charSpacing: 0, wordSpacing: 0, scale: 1, leading: 0, rise: 0 });
+
+function walk(operators: Operators): GlyphGroup[] {
   const { fnArray, argsArray, ops } = operators;
-  const glyphs: PlacedGlyph[] = [];
+  const content: PlacedGlyph[] = [];
+  const groups: GlyphGroup[] = [{ glyphs: content, annotation: null }];
+  let glyphs = content;
   const stack: { ctm: Matrix; text: TextState }[] = [];
+  // The state and stack depth where the annotation being drawn began: its appearance may leave q without Q, or Q without q.
+  let outside: { ctm: Matrix; text: TextState; depth: number } | null = null;
   let ctm: Matrix = IDENTITY;
-  let text: TextState = { size: 0, charSpacing: 0, wordSpacing: 0, scale: 1, leading: 0, rise: 0 };
+  let text: TextState = freshText();
   let textMatrix: Matrix = IDENTITY;
   let lineMatrix: Matrix = IDENTITY;
   const moveLine = (x: number, y: number) => {
@@ -57,10 +79,29 @@ function walk(operators: Operators): PlacedGlyph[] {
     const fn = fnArray[i];
     const args = (argsArray[i] ?? []) as unknown[];
     const n = (k: number) => (typeof args[k] === 'number' ? (args[k] as number) : 0);
-    if (fn === ops.save || fn === ops.paintFormXObjectBegin) {
+    if (fn === ops.beginAnnotation) {
+      const [, rect, transform, matrix] = args;
+      // One that never ended leaves nothing on the stack.
+      if (outside === null) outside = { ctm, text, depth: stack.length };
+      else stack.length = outside.depth;
+      ctm = multiply(isMatrix(matrix) ? matrix : IDENTITY, isMatrix(transform) ? transform : IDENTITY);
+      text = freshText();
+      textMatrix = lineMatrix = IDENTITY;
+      glyphs = [];
+      groups.push({ glyphs, annotation: rectOnPage(rect, toPage) });
+    } else if (fn === ops.endAnnotation) {
+      if (outside !== null) {
+        stack.length = Math.min(stack.length, outside.depth);
+        ({ ctm, text } = outside);
+      }
+      outside = null;
+      glyphs = content;
+    } else if (fn === ops.save || fn === ops.paintFormXObjectBegin) {
       if (stack.length < MAX_DEPTH * 64) stack.push({ ctm, text: { ...text } });
       if (fn === ops.paintFormXObjectBegin && isMatrix(args[0])) ctm = multiply(args[0], ctm);
     } else if (fn === ops.restore || fn === ops.paintFormXObjectEnd) {
+      // An appearance's Q never restores a state the page saved.
+      if (outside !== null && stack.length <= outside.depth) continue;
       const saved = stack.pop();
       if (saved !== undefined) ({ ctm, text } = saved);
     } else if (fn === ops.transform) {
@@ -94,7 +135,16 @@ function walk(operators: Operators): PlacedGlyph[] {
       textMatrix = show(args[0] as unknown[], text, textMatrix, ctm, toPage, glyphs);
     }
   }
-  return glyphs;
+  return groups;
+}
+
+/** An annotation's rect (x0 y0 x1 y1 in user space) as a box on the page; null when the reader gives none. */
+function rectOnPage(rect: unknown, toPage: (m: Matrix, x: number, y: number) => [number, number]): Box | null {
+  if (!(Array.isArray(rect) || ArrayBuffer.isView(rect))) return null;
+  const values = Array.from(rect as ArrayLike<unknown>);
+  if (values.length !== 4 || !values.every((value) => typeof value === 'number' && Number.isFinite(value))) return null;
+  const [x0, y0, x1, y1] = values as [number, number, number, number];
+  return boxAround([toPage(IDENTITY, x0, y0), toPage(IDENTITY, x1, y0), toPage(IDENTITY, x0, y1), toPage(IDENTITY, x1, y1)]);
 }
 
 function show(items: readonly unknown[], text: TextState, start: Matrix, ctm: Matrix, toPage: (m: Matrix, x: number, y: number) => [number, number], out: PlacedGlyph[]): Matrix {
