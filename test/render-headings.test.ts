@@ -90,6 +90,12 @@ test('headings and the outline', async (t) => {
     assert.deepEqual((await pdfOutline(await renderPdf(server.base, handbook))).outline, []);
   });
 
+  await t.test('a heading with no text has no bookmark, and the levels after it nest as if it were not there', async () => {
+    const operations = [heading(1, ''), heading(2, '\n\n'), { type: 'add_html', html: '<h1></h1>' }, heading(3, 'Real'), paragraph('Body')];
+    assert.deepEqual(titles((await pdfOutline(await renderPdf(server.base, { operations, output: { outline: true } }))).outline), ['Real']);
+    assert.deepEqual(roles(await pdfStructure(await renderPdf(server.base, { metadata, operations, output: { tagged: true } }))), ['Document', 'H1', 'P']);
+  });
+
   await t.test('a flowing heading at the foot of a page moves to the next with room for what follows', async () => {
     // 51 lines of 12 pt (14.4 pt each) fit A4's 742 pt content box: after 50, the heading fits but the two lines after it do not.
     const filler = Array.from({ length: 50 }, (_, i) => ({ type: 'add_text', text: `line ${i}`, spacing_after: 0 }));

@@ -34,9 +34,12 @@ export class Headings {
    * next in document order; records it where its first line is drawn.
    */
   add(level: number, text: string, page: object, top: number): number {
+    const title = text.replace(/\s+/g, ' ').trim();
+    // A heading with no text is none to a reader: no bookmark, and no level for the headings after it (its
+    // element, empty, is left out of the structure tree too).
+    if (title === '') return this.#open.filter((open) => open < level).length + 1;
     while (this.#open.length > 0 && (this.#open[this.#open.length - 1] as number) >= level) this.#open.pop();
     this.#open.push(level);
-    const title = text.replace(/\s+/g, ' ').trim();
     this.entries.push({ level: this.#open.length, title: title.length > MAX_TITLE ? `${title.slice(0, MAX_TITLE - 1)}…` : title, page, top });
     return this.#open.length;
   }
