@@ -14,6 +14,7 @@ import { readProblem } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract } from './helpers/openapi.js';
 import { pdfToText, qpdfTransform } from './helpers/pdf-tools.js';
+import { signedPdf } from './helpers/signed-pdf.js';
 import { startTestServer } from './helpers/server.js';
 import { makeIdentities, pdfsig } from './helpers/signing.js';
 
@@ -21,7 +22,7 @@ const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
 interface Report {
   revisions: { revision: number; objects_added: number[]; objects_changed: number[]; signed_by: string[] }[];
-  signatures: { field: string; signer: string; revision: number; covers_whole_file: boolean; digest_matches: boolean; signature_valid: boolean; modified_after_signing: boolean; changes_after_signing: { kind: string; pages?: number[] }[] }[];
+  signatures: { field: string; signer: string; revision: number; covers_whole_file: boolean; digest_matches: boolean; signature_valid: boolean; modified_after_signing: boolean; changes_after_signing: { kind: string; pages?: number[] }[]; problem: string | null }[];
   active_content: { kind: string; trigger: string | null; location: string; in_object_stream: boolean; sample?: string }[];
   hidden_text: { page: number; kind: string; sample: string }[];
   findings: { code: string; severity: string; detail: string }[];
@@ -111,6 +112,27 @@ test('forensic-analyze', async (t) => {
     tampered.write('1', at + '/CreationDate (D:'.length, 'latin1');
     const report = await analyse(tampered);
     assert.equal(report.signatures[0]?.digest_matches, false);
+    assert.equal(report.findings.find((one) => one.code === 'SIGNATURE_DIGEST_MISMATCH')?.severity, 'high');
+  });
+
+  await t.test('a usage-rights signature (/Perms /UR3): found and verified like a field signature; one whose /ByteRange does not leave out its /Contents is reported as not verifying', async () => {
+    // Before, the first was found but the second (the veraPDF suite's 6-1-12-t01-pass-a has one) was left out of signatures[], where linearize counted it.
+    const extended = await signedPdf(2, { usageRights: true });
+    const [signature] = (await analyse(extended)).signatures;
+    assert.ok(signature);
+    assert.deepEqual(
+      { field: signature.field, digest_matches: signature.digest_matches, signature_valid: signature.signature_valid, covers_whole_file: signature.covers_whole_file },
+      { field: null, digest_matches: true, signature_valid: true, covers_whole_file: true },
+    );
+    // The same file with the range's first part ending 16 bytes before the /Contents: the gap is no longer the signature value.
+    const text = extended.toString('latin1');
+    const range = /\/ByteRange \[ 0 (\d+) /.exec(text);
+    assert.ok(range !== null);
+    const shifted = Buffer.from(text.replace(range[0], `/ByteRange [ 0 ${String(Number(range[1]) - 16).padStart(range[1]?.length ?? 0, '0')} `), 'latin1');
+    const report = await analyse(shifted);
+    assert.equal(report.signatures.length, 1);
+    assert.equal(report.signatures[0]?.digest_matches, false);
+    assert.match(report.signatures[0]?.problem ?? '', /does not leave out exactly its \/Contents/);
     assert.equal(report.findings.find((one) => one.code === 'SIGNATURE_DIGEST_MISMATCH')?.severity, 'high');
   });
 

@@ -154,6 +154,13 @@ describe('POST /v1/linearize', () => {
     }
   });
 
+  test('a usage-rights signature (/Perms /UR3) counts as one signature, as optimize, parse and forensic-analyze count it', async () => {
+    const input = await signedPdf(2, { usageRights: true });
+    const { data, pdf } = await linearized(input);
+    assert.ok(pdf.equals(input));
+    assert.deepEqual({ linearized: data.linearized, signature_count: data.signature_count }, { linearized: false, signature_count: 1 });
+  });
+
   test('with preserve_signatures: false a signed PDF is linearized, and says its signature no longer verifies (pdfsig agrees)', async () => {
     const input = await signedPdf();
     const { data, pdf } = await linearized(input, { preserve_signatures: false });

@@ -17,6 +17,7 @@ import { assertMatchesContract, loadContract } from './helpers/openapi.js';
 import { pdfFonts, pdfImages, pdfInfo, pdfToText, qpdfCheck, withFile, type PdfImage } from './helpers/pdf-tools.js';
 import { startTestServer } from './helpers/server.js';
 import { signedPdf } from './helpers/signed-pdf.js';
+import { withBrokenStartxref } from './helpers/raw-pdf.js';
 import { pdfsig } from './helpers/signing.js';
 
 const run = promisify(execFile);
@@ -167,6 +168,42 @@ test('optimize: smaller, same text, same pages, images at the target resolution'
     const { pdf } = await optimized(signed, { remove_signatures: true });
     // The field is still there, unsigned: pdfsig lists it with no signature to validate.
     assert.deepEqual(await pdfsig(pdf), [{ validation: '(none)', type: '(none)' }]);
+  });
+
+  await t.test('a usage-rights signature (/Perms /UR3) is a signature too: 422 document-signed; remove_signatures leaves no /Perms, /UR3 or /ByteRange', async () => {
+    // Before, only signature fields counted here: such a file was optimized without remove_signatures, and with it kept /Perms /UR3 and its /ByteRange.
+    const signed = await signedPdf(2, { usageRights: true });
+    const refused = await call({ pdf: b64(signed) });
+    assert.equal(refused.status, 422);
+    const problem = await readProblem(refused);
+    assert.equal(problem.slug, 'document-signed');
+    assert.match(problem.detail ?? '', /holds 1 signature,/);
+    const { pdf } = await optimized(signed, { remove_signatures: true });
+    const expanded = await withFile(pdf, async (path) => {
+      await run('qpdf', ['--qdf', '--object-streams=disable', path, `${path}.qdf`]);
+      return (await readFile(`${path}.qdf`)).toString('latin1');
+    });
+    for (const key of ['/Perms', '/UR3', '/ByteRange', '/SigRef']) assert.ok(!expanded.includes(key), `${key} is gone`);
+  });
+
+  await t.test('a truncated or damaged PDF: 422 invalid-pdf-data with what is wrong, as linearize, merge and split answer it; a miscounted /Size still passes', async () => {
+    // Before, pdf-lib read what it could of such a file and the rewrite came back 200 without what it missed (an image, a font).
+    const whole = Buffer.from(heavy);
+    const cases: Array<[Uint8Array, RegExp]> = [
+      [whole.subarray(0, Math.floor(whole.length / 2)), /^pdf is truncated: it does not end with %%EOF, so it was probably cut short/],
+      [withBrokenStartxref(text), /^pdf is damaged: \d+ structural problems?.*It is not repaired here/],
+    ];
+    for (const [input, detail] of cases) {
+      const response = await call({ pdf: b64(input) });
+      assert.equal(response.status, 422);
+      const problem = await readProblem(response);
+      assert.equal(problem.slug, 'invalid-pdf-data');
+      assert.match(problem.detail ?? '', detail);
+      assert.deepEqual(problem.errors?.map((e) => [e.field, e.code]), [['pdf', 'INVALID_PDF']]);
+    }
+    // Not canonical, not damaged: a trailer /Size that miscounts the objects (72 corpus files; linearize accepts them too).
+    const miscounted = Buffer.from(Buffer.from(text).toString('latin1').replace(/\/Size (\d+)/, (_, size: string) => `/Size ${Number(size) + 2}`), 'latin1');
+    await optimized(miscounted);
   });
 
   await t.test('bad requests: not a PDF, an unknown profile, a quality out of range, a core key', async () => {

@@ -4,8 +4,9 @@
 // accelerator contract and the facts against what was put in.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import { PDFDict, PDFDocument, PDFName, PDFNumber, StandardFonts } from '@cantoo/pdf-lib';
 import { sourcePdf } from './helpers/docops-fixtures.js';
+import { signedPdf } from './helpers/signed-pdf.js';
 import { bandsImage } from './helpers/images.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract, type Contract, type Node } from './helpers/openapi.js';
@@ -148,6 +149,17 @@ describe('POST /v1/parse', () => {
     assert.deepEqual(data.pages[0].images, [
       { x: 100, y: 150, width: 120, height: 80, pixel_width: 60, pixel_height: 40, color_space: 'DeviceRGB', bits_per_component: 8, filter: 'FlateDecode' },
     ]);
+  });
+
+  test('has_signatures counts what every route counts: a field signature and a usage-rights signature (/Perms /UR3), not an empty signature field', async () => {
+    // Before, this was pdf.js's IsSignaturesPresent (the AcroForm's SigFlags), which a usage-rights signature does not set: false, where linearize counted 1.
+    assert.equal((await parsed(await signedPdf(2))).metadata.has_signatures, true);
+    assert.equal((await parsed(await signedPdf(2, { usageRights: true }))).metadata.has_signatures, true);
+    const emptyField = await PDFDocument.create();
+    emptyField.addPage();
+    emptyField.getForm().createTextField('name').addToPage(emptyField.getPage(0));
+    emptyField.catalog.lookup(PDFName.of('AcroForm'), PDFDict).set(PDFName.of('SigFlags'), PDFNumber.of(3));
+    assert.equal((await parsed(await emptyField.save())).metadata.has_signatures, false, 'SigFlags alone is no signature');
   });
 
   test('422 with errors[]: page_range out of order, encrypted without password; core keys 403', async () => {

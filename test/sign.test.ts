@@ -18,6 +18,7 @@ import { pdfFonts, pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { darkPixels } from './helpers/raster.js';
 import { startTestServer } from './helpers/server.js';
 import { signedPdf } from './helpers/signed-pdf.js';
+import { withBrokenStartxref } from './helpers/raw-pdf.js';
 import { embeddedSignatures, makeIdentities, opensslVerify, pdfsig } from './helpers/signing.js';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
@@ -129,6 +130,35 @@ test('sign: PAdES baseline B-B', async (t) => {
     const problem = await readProblem(response);
     assert.equal(problem.slug, 'signing-identity-missing');
     assert.equal(problem.errors?.[0]?.field, 'certificate');
+  });
+
+  await t.test('a truncated or damaged PDF: 422 invalid-pdf-data, not signed', async () => {
+    // Before, pdf-lib read what it could and the update was appended to the broken file: 200, a signed file no reader opens without a repair.
+    const whole = Buffer.from(source);
+    const cases: Array<[Uint8Array, RegExp]> = [
+      [whole.subarray(0, Math.floor(whole.length / 2)), /^pdf is truncated: it does not end with %%EOF/],
+      [withBrokenStartxref(source), /^pdf is damaged: .*repair it yourself/],
+    ];
+    for (const [input, detail] of cases) {
+      const response = await call({ pdf: b64(input) });
+      assert.equal(response.status, 422);
+      const problem = await readProblem(response);
+      assert.equal(problem.slug, 'invalid-pdf-data');
+      assert.match(problem.detail ?? '', detail);
+      assert.deepEqual(problem.errors?.map((e) => [e.field, e.code]), [['pdf', 'INVALID_PDF']]);
+    }
+  });
+
+  await t.test('a document with a usage-rights signature (/Perms /UR3) is signed; the usage-rights signature is left as it was and still verifies', async () => {
+    const extended = await signedPdf(2, { usageRights: true });
+    const pdf = await pdfOf(await call({ pdf: b64(extended) }));
+    assert.deepEqual(Buffer.from(pdf.subarray(0, extended.length)), extended, 'an incremental update: the usage-rights signature covers the same bytes');
+    assert.deepEqual(await pdfsig(pdf), [{ validation: 'Signature is Valid.', type: 'ETSI.CAdES.detached' }]);
+    // pdfsig lists field signatures only; the usage-rights one, read from the bytes, covers what it covered before.
+    const [usageRights] = embeddedSignatures(extended);
+    assert.ok(usageRights !== undefined);
+    const kept = embeddedSignatures(pdf).find((found) => found.cms.equals(usageRights.cms));
+    assert.ok(kept !== undefined && kept.signed.equals(usageRights.signed));
   });
 
   await t.test('a document certified with DocMDP P=1: 422 document-certified', async () => {

@@ -5,6 +5,10 @@
 // -outform DER` (a detached CMS SignedData, adbe.pkcs7.detached) by a
 // throwaway self-signed certificate made in a temporary directory, and the
 // DER written into the placeholder as hex. `pdfsig` reports it valid.
+// `usageRights` makes it a usage-rights signature instead (Adobe Reader
+// extensions, ISO 32000-1 12.8.2.3): the signature dictionary hangs from the
+// catalog's /Perms /UR3, with a UR3 transform, and no field holds it, so
+// neither pdfsig nor the AcroForm's /SigFlags know of it.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,7 +24,12 @@ const SIGNATURE_BYTES = 8192;
 /** Ten characters, so that any byte offset of a test file fits in its place. */
 const PLACEHOLDER = '**********';
 
-export async function signedPdf(pages = 3): Promise<Buffer> {
+export interface SignedPdfOptions {
+  /** A usage-rights signature (/Perms /UR3) rather than a field's. */
+  readonly usageRights?: boolean;
+}
+
+export async function signedPdf(pages = 3, options: SignedPdfOptions = {}): Promise<Buffer> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   for (let i = 1; i <= pages; i++) doc.addPage().drawText(`Signed page ${i}`, { x: 72, y: 700, font, size: 20 });
@@ -34,14 +43,21 @@ export async function signedPdf(pages = 3): Promise<Buffer> {
       Contents: PDFHexString.of('0'.repeat(SIGNATURE_BYTES * 2)),
       Reason: PDFString.of('Platen linearization test'),
       M: PDFString.fromDate(new Date()),
+      ...(options.usageRights
+        ? { Reference: [{ Type: 'SigRef', TransformMethod: 'UR3', TransformParams: { Type: 'TransformParams', V: PDFName.of('2.2'), Document: ['FullSave'], Form: ['FillIn'] } }] }
+        : {}),
     }),
   );
-  const page = doc.getPage(0);
-  const widget = context.register(
-    context.obj({ Type: 'Annot', Subtype: 'Widget', FT: 'Sig', Rect: [0, 0, 0, 0], V: signature, T: PDFString.of('Signature1'), F: 4, P: page.ref }),
-  );
-  page.node.set(PDFName.of('Annots'), context.obj([widget]));
-  doc.catalog.set(PDFName.of('AcroForm'), context.obj({ SigFlags: 3, Fields: [widget] }));
+  if (options.usageRights) {
+    doc.catalog.set(PDFName.of('Perms'), context.obj({ UR3: signature }));
+  } else {
+    const page = doc.getPage(0);
+    const widget = context.register(
+      context.obj({ Type: 'Annot', Subtype: 'Widget', FT: 'Sig', Rect: [0, 0, 0, 0], V: signature, T: PDFString.of('Signature1'), F: 4, P: page.ref }),
+    );
+    page.node.set(PDFName.of('Annots'), context.obj([widget]));
+    doc.catalog.set(PDFName.of('AcroForm'), context.obj({ SigFlags: 3, Fields: [widget] }));
+  }
   // No object streams: the signature dictionary must be readable in the file's bytes.
   const bytes = Buffer.from(await doc.save({ useObjectStreams: false }));
 

@@ -164,7 +164,6 @@ describe('PDF reader', () => {
     assert.equal(info.title, 'Quarterly report');
     assert.equal(info.author, 'Ada');
     assert.match(info.pdfVersion ?? '', /^\d\.\d$/);
-    assert.equal(info.hasSignatures, false);
     assert.ok(info.createdAt === null || !Number.isNaN(Date.parse(info.createdAt)));
   });
 });

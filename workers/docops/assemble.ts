@@ -9,8 +9,9 @@ import type { SourceStructure } from '../seams/pdf-structure.js';
 import { QpdfTrap, runQpdf } from '../seams/qpdf.js';
 import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
 import { decryptedForCount } from '../seams/qpdf-decrypt.js';
-import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
+import { damageOf } from '../seams/qpdf-damage.js';
 import { TaskFailure } from '../task/json-task.js';
+import { damageFailure } from '../task/open-failure.js';
 import { openSource } from './structure.js';
 
 export interface AssemblySource {
@@ -78,8 +79,7 @@ export async function assemblePages(sources: readonly AssemblySource[]): Promise
   if ((run.exitCode === 0 || run.exitCode === 3) && output !== undefined) return output;
   const culprit = sources.findIndex((_, i) => run.stderr.includes(`/in${i}.pdf`));
   const source = sources[culprit === -1 ? 0 : culprit] as AssemblySource;
-  const messages = qpdfMessages(run.stderr, `/in${culprit === -1 ? 0 : culprit}.pdf`);
-  throw TaskFailure.content('invalid-pdf-data', source.field, 'INVALID_PDF', `is damaged and cannot be assembled: ${damageInOurWords(messages)}.`, summarizeMessages(messages));
+  throw damageFailure(damageOf(run.stderr, source.bytes, `/in${culprit === -1 ? 0 : culprit}.pdf`), source.field);
 }
 
 /** 0-based indices as qpdf's 1-based page range, consecutive runs written as "a-b" to keep the argument short. */

@@ -1,10 +1,15 @@
 // The `optimize` task (POST /api/v1/optimize, pro): a PDF made smaller
 // without changing what it shows or says. In order:
+// 0. an input qpdf cannot read without a repair (truncated, a broken
+//    cross-reference table) is 422 invalid-pdf-data (seams/qpdf-damage.ts):
+//    pdf-lib would read it by guessing, and the rewrite keep only what it
+//    found (half a file came back 200 without its image and a font);
 // 1. an encrypted input is decrypted with its password (qpdf), and the
 //    result encrypted again the same way at the end (--copy-encryption);
 // 2. signatures: rewriting a signed document breaks every signature in it,
-//    so a signed input is 422 document-signed unless the request says
-//    remove_signatures (the fields stay, unsigned);
+//    so a signed input (untrusted/pdf-scan.ts countSignatures, the count
+//    every route uses) is 422 document-signed unless the request says
+//    remove_signatures (the fields stay, unsigned; /Perms goes);
 // 3. metadata removed when asked (remove_metadata);
 // 4. identical streams, fonts and graphics states stored once (pdf-rewrite.ts);
 // 5. every image downsampled to `image_dpi` at its largest placed size
@@ -33,7 +38,10 @@ import { openRewritable, type ImageStream, type RewritableDocument } from '../se
 import { QpdfTrap, runQpdf } from '../seams/qpdf.js';
 import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
 import { decryptedForCount } from '../seams/qpdf-decrypt.js';
-import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
+import { damageOf, engineStopped } from '../seams/qpdf-damage.js';
+import { countSignatures } from '../untrusted/pdf-scan.js';
+import { isEncrypted } from '../untrusted/pdf-streams.js';
+import { damageFailure, refuseDamaged } from '../task/open-failure.js';
 import { binaryTask, TaskFailure, type BinaryResult } from '../task/json-task.js';
 import { decodePdfField } from '../task/pdf-field.js';
 import { placedImageSizes, type PlacedSize } from './content-walk.js';
@@ -81,11 +89,20 @@ export const optimize = binaryTask(OptimizeRequest, async (request: OptimizeRequ
   const input = decodePdfField(request.pdf, 'pdf', NO_DECODED_CAP);
   const clear = await decryptedForCount(input, request.password, 'pdf');
   await chargeQpdfDecoding(clear ?? input, { writes: 'compressed', contents: true }, 'pdf');
+  // pdf-lib would read a truncated or damaged file by guessing, and the
+  // rewrite would then drop what it missed (seams/qpdf-damage.ts). An
+  // encrypted file was read whole by qpdf's decryption (clear), or is
+  // refused by open() below with why (password, or damage).
+  if (clear === undefined && !isEncrypted(input)) await refuseDamaged(input);
   const { document, password } = await open(input, clear, request.password);
 
-  if (document.signatureCount() > 0) {
+  // The one definition of a signature (untrusted/pdf-scan.ts), read from the
+  // file as sent: field signatures, document timestamps and usage-rights
+  // signatures alike, as linearize, parse and forensic-analyze count them.
+  const signatures = countSignatures(input);
+  if (signatures > 0) {
     if (!request.remove_signatures) {
-      throw new TaskFailure('document-signed', `The document holds ${document.signatureCount()} signature(s), which any rewrite invalidates; send remove_signatures: true to optimize it without them, or keep the signed original.`, [
+      throw new TaskFailure('document-signed', `The document holds ${signatures} signature${signatures === 1 ? '' : 's'}, which any rewrite invalidates; send remove_signatures: true to optimize it without them, or keep the signed original.`, [
         { field: 'pdf', code: 'SIGNED_DOCUMENT', message: 'A signed document cannot be optimized without invalidating its signatures.' },
       ]);
     }
@@ -141,7 +158,7 @@ async function decrypt(input: Uint8Array, password: string, missing: boolean): P
     const message = missing ? 'The PDF in pdf is encrypted and needs its password to open; send it in password.' : 'The password does not open this PDF (neither its user nor its owner password).';
     throw new TaskFailure('pdf-password-required', message, [{ field: 'password', code: missing ? 'REQUIRED' : 'INCORRECT', message }]);
   }
-  throw damaged(run.stderr);
+  throw damaged(run.stderr, input);
 }
 
 async function recodeImages(document: RewritableDocument, settings: RecodeSettings & { dpi: number }): Promise<number> {
@@ -193,7 +210,7 @@ async function writeWithQpdf(rewritten: Uint8Array, objectStreams: boolean, encr
   }
   const output = run.outputs.get(OUTPUT);
   if ((run.exitCode === 0 || run.exitCode === 3) && output !== undefined) return output;
-  throw damaged(run.stderr);
+  throw damaged(run.stderr, rewritten);
 }
 
 async function qpdf(call: Parameters<typeof runQpdf>[0]): ReturnType<typeof runQpdf> {
@@ -201,13 +218,11 @@ async function qpdf(call: Parameters<typeof runQpdf>[0]): ReturnType<typeof runQ
     return await runQpdf(call);
   } catch (error) {
     if (!(error instanceof QpdfTrap)) throw error;
-    throw new TaskFailure('invalid-pdf-data', 'The PDF cannot be rewritten: it nests objects more than 100 levels deep, or is too large for the PDF engine\'s memory.', [
-      { field: 'pdf', code: 'INVALID_PDF', message: 'The PDF engine stopped on this input.' },
-    ], error.reason);
+    throw damageFailure(engineStopped(error.reason));
   }
 }
 
-function damaged(stderr: string): TaskFailure {
-  const messages = qpdfMessages(stderr, INPUT);
-  return TaskFailure.content('invalid-pdf-data', 'pdf', 'INVALID_PDF', `is damaged and cannot be rewritten: ${damageInOurWords(messages)}.`, summarizeMessages(messages));
+/** qpdf failed on `input`, the file it was given (decrypt: the input; the final write: pdf-lib's rewrite of it). */
+function damaged(stderr: string, input: Uint8Array): TaskFailure {
+  return damageFailure(damageOf(stderr, input, INPUT));
 }

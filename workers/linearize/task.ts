@@ -28,8 +28,8 @@ import { decodePdfField } from '../task/pdf-field.js';
 import { TaskFailure, jsonTask, type JsonResult } from '../task/json-task.js';
 import { QpdfTrap, runQpdf, type QpdfRun } from '../seams/qpdf.js';
 import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
-import { countSignatures, linearizedPageCount, looksTruncated, mentionsEncryption } from '../untrusted/pdf-scan.js';
-import { damageInOurWords, qpdfMessages, summarizeMessages } from '../seams/qpdf-messages.js';
+import { countSignatures, linearizedPageCount, mentionsEncryption } from '../untrusted/pdf-scan.js';
+import { damageOf, engineStopped, onlyHarmlessWarnings, type Damage } from '../seams/qpdf-damage.js';
 import { base64Member } from '../task/decoded-member.js';
 import { Base64Answer } from '../task/json-answer.js';
 
@@ -124,36 +124,19 @@ async function pageCount(pdf: Uint8Array): Promise<number> {
   return pages;
 }
 
-/**
- * qpdf warnings that name no damage, so the run stands: the trailer's /Size
- * is only a count of the objects, which qpdf writes afresh, so a wrong one
- * loses nothing (72 files of the veraPDF corpus, labelled pass as often as
- * fail, which every reader opens).
- */
-const HARMLESS = [/^reported number of objects \(\d+\) is not one plus the highest object number \(\d+\)$/];
-
-/** Runs qpdf on the PDF; every outcome but a clean success (or one with only HARMLESS warnings) is the client's 422. */
+/** Runs qpdf on the PDF; every outcome but a clean success (or one with only harmless warnings, seams/qpdf-damage.ts) is the client's 422. */
 async function qpdf(args: string[], pdf: Uint8Array, outputs: string[]): Promise<QpdfRun> {
   let run: QpdfRun;
   try {
     run = await runQpdf({ args, inputs: new Map([[INPUT, pdf]]), outputs });
   } catch (error) {
     if (!(error instanceof QpdfTrap)) throw error;
-    throw invalidPdf('The PDF cannot be processed: it nests objects more than 100 levels deep, or is too large for the PDF engine\'s memory.', error.reason);
+    throw refusal(engineStopped(error.reason));
   }
   if (run.exitCode === 0) return run;
   // 3 is qpdf's "repaired, with warnings"; this build never repairs, but another may.
-  const messages = qpdfMessages(run.stderr, INPUT);
-  if (run.exitCode === 3 && messages.every((message) => HARMLESS.some((pattern) => pattern.test(message)))) return run;
-  const cause = summarizeMessages(messages);
-  if (looksTruncated(pdf)) {
-    throw invalidPdf('The PDF is truncated: it does not end with %%EOF, so it was probably cut short (check the upload or the base64 encoding).', cause);
-  }
-  throw invalidPdf(
-    `The PDF is damaged: ${damageInOurWords(messages)}. It is not repaired here, since a repair can lose content silently; ` +
-      'repair it yourself (for example qpdf in.pdf out.pdf, which reports what it changed), check the result and send that.',
-    cause,
-  );
+  if (run.exitCode === 3 && onlyHarmlessWarnings(run.stderr, INPUT)) return run;
+  throw refusal(damageOf(run.stderr, pdf, INPUT));
 }
 
 function result(input: Uint8Array, output: Uint8Array, pages: number, rest: Omit<LinearizeResult, 'pdf_data' | 'original_size_bytes' | 'linearized_size_bytes' | 'page_count'>): JsonResult {
@@ -170,6 +153,11 @@ function result(input: Uint8Array, output: Uint8Array, pages: number, rest: Omit
 
 function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** A damaged, truncated or unprocessable PDF, in the words every writing task uses (seams/qpdf-damage.ts). */
+function refusal(damage: Damage): TaskFailure {
+  return invalidPdf(`The PDF ${damage.description}`, damage.cause);
 }
 
 /** A refusal of the PDF itself: 422 invalid-pdf-data, its errors[] naming pdf_data as every 422 does. */

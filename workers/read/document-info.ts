@@ -15,7 +15,6 @@ interface RawInfo {
   readonly ModDate?: unknown;
   readonly PDFFormatVersion?: unknown;
   readonly IsLinearized?: unknown;
-  readonly IsSignaturesPresent?: unknown;
 }
 
 export async function documentInfo(document: PdfDocument): Promise<DocumentInfo> {
@@ -32,7 +31,6 @@ export async function documentInfo(document: PdfDocument): Promise<DocumentInfo>
     modifiedAt: pdfDate(raw.ModDate),
     pdfVersion: text(raw.PDFFormatVersion),
     isLinearized: raw.IsLinearized === true,
-    hasSignatures: raw.IsSignaturesPresent === true,
   };
 }
 

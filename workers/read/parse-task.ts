@@ -14,6 +14,7 @@ import { decodePdf, LanguageHint, PageRange, selectPages, WorkBudget } from './r
 import { pageTables } from './tables/page-tables.js';
 import type { Bookmark, DocumentInfo, FormField, PlacedImage, ReaderDocument } from './types.js';
 import { base64Member } from '../task/decoded-member.js';
+import { countSignatures } from '../untrusted/pdf-scan.js';
 
 const ParseRequest = v.strictObject({
   pdf_data: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
@@ -43,10 +44,15 @@ export const parse = jsonTask(
     const bytes = decodePdf(request.pdf_data, 'pdf_data');
     // pdf.js may take (detach) the bytes it is given: the image index reads a copy, and only when images are asked for.
     const imageIndex = request.options.extract_images ? bytes.slice() : null;
+    // Read before pdf.js takes the bytes. The one definition of a signature
+    // (untrusted/pdf-scan.ts), which linearize, optimize and forensic-analyze
+    // count by: pdf.js's IsSignaturesPresent is the AcroForm's SigFlags bit,
+    // which a usage-rights signature (/Perms /UR3) does not set.
+    const signed = countSignatures(bytes) > 0;
     const document = await openReader(bytes, request.password, FIELDS);
     try {
       const { first, last } = selectPages(request.options.page_range, document.pageCount, options, 'options.page_range');
-      const metadata = metadataOf(await document.info());
+      const metadata = metadataOf(await document.info(), signed);
       const images = imageIndex === null ? null : await openImageIndex(imageIndex, request.password);
       const pages = await readPages(document, first, last, request.options, new WorkBudget(options.workBudget, 'pdf_data'), images);
       const data: Record<string, unknown> = { page_count: document.pageCount, notice: document.notice, metadata, pages };
@@ -98,7 +104,7 @@ async function readPages(document: ReaderDocument, first: number, last: number, 
   return pages;
 }
 
-function metadataOf(info: DocumentInfo) {
+function metadataOf(info: DocumentInfo, signed: boolean) {
   return {
     title: info.title,
     author: info.author,
@@ -110,7 +116,7 @@ function metadataOf(info: DocumentInfo) {
     modified_at: info.modifiedAt,
     pdf_version: info.pdfVersion,
     is_linearized: info.isLinearized,
-    has_signatures: info.hasSignatures,
+    has_signatures: signed,
   };
 }
 

@@ -86,7 +86,6 @@ export interface DocumentInfo {
   readonly modifiedAt: string | null;
   readonly pdfVersion: string | null;
   readonly isLinearized: boolean;
-  readonly hasSignatures: boolean;
 }
 
 /** A bookmark (outline item): `page` is 1-based, null when its destination is not a page of this document. */

@@ -77,6 +77,12 @@ export async function openRewritable(bytes: Uint8Array): Promise<OpenResult> {
 
 const N = (name: string) => PDFName.of(name);
 
+/** A /ByteRange of four numbers, as untrusted/pdf-scan.ts's countSignatures reads it in the bytes. */
+function isSignatureDictionary(dict: PDFDict): boolean {
+  const range = dict.get(N('ByteRange'));
+  return range instanceof PDFArray && range.size() === 4 && range.asArray().every((value) => value instanceof PDFNumber);
+}
+
 export class RewritableDocument {
   readonly #refs = new Map<number, PDFRef>();
   /** A page's or form's content stream could not be decoded: the placements read are not every placement. */
@@ -147,17 +153,35 @@ export class RewritableDocument {
     this.doc.context.assign(ref, PDFRawStream.of(dict, replacement.bytes));
   }
 
-  /** Signature fields that hold a signature (/FT /Sig with a /V). */
-  signatureCount(): number {
-    return this.#signatureFields().length;
-  }
-
-  /** Empties every signature field (the field stays, unsigned) and drops what vouched for them: /Perms and /SigFlags. */
+  /**
+   * Removes every signature: each signature field's value (the field stays,
+   * unsigned, ready to be signed again), what vouched for them (/Perms:
+   * usage-rights and certification signatures; /SigFlags), and any other
+   * reference to a signature dictionary, so none stays reachable and the
+   * final qpdf run, which writes reachable objects only, drops them all. A
+   * signature dictionary is one with a filled-in /ByteRange, the definition
+   * every route counts by (untrusted/pdf-scan.ts countSignatures).
+   */
   removeSignatures(): void {
     for (const field of this.#signatureFields()) field.delete(N('V'));
     this.doc.catalog.delete(N('Perms'));
     const acroForm = this.doc.context.lookup(this.doc.catalog.get(N('AcroForm')));
     if (acroForm instanceof PDFDict) acroForm.delete(N('SigFlags'));
+    const signatures = new Set<PDFRef>();
+    for (const [ref, object] of this.doc.context.enumerateIndirectObjects()) if (object instanceof PDFDict && isSignatureDictionary(object)) signatures.add(ref);
+    if (signatures.size === 0) return;
+    const unlink = (object: PDFObject, depth: number): void => {
+      const dict = object instanceof PDFStream ? object.dict : object;
+      if (dict instanceof PDFDict) {
+        for (const [key, value] of dict.entries()) {
+          if (value instanceof PDFRef && signatures.has(value)) dict.delete(key);
+          else if (depth < 32 && (value instanceof PDFDict || value instanceof PDFArray)) unlink(value, depth + 1);
+        }
+      } else if (dict instanceof PDFArray && depth < 32) {
+        for (const value of dict.asArray()) if (value instanceof PDFDict || value instanceof PDFArray) unlink(value, depth + 1);
+      }
+    };
+    for (const [ref, object] of this.doc.context.enumerateIndirectObjects()) if (!signatures.has(ref)) unlink(object, 0);
   }
 
   /**

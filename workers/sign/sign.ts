@@ -3,7 +3,11 @@
 // `certificate` (a PKCS#12 and its password) or else the deployment's
 // (PLATEN_SIGNING_P12_FILE / PLATEN_SIGNING_P12_PASSWORD); with neither, 422
 // signing-identity-missing. A document certified with DocMDP P=1 (no changes
-// allowed) is 422 document-certified: any signature added breaks it.
+// allowed) is 422 document-certified: any signature added breaks it. A
+// truncated or damaged PDF is 422 invalid-pdf-data, as in every task that
+// writes a PDF back. A usage-rights signature (/Perms /UR3) does not stop
+// signing: the update leaves its bytes as they are, so it still verifies;
+// Adobe Reader may then withdraw the features it granted (README, sign).
 // With `appearance`, the signature is a visible box (signer, date, reason,
 // location, text) drawn by the seam's pdf-signature-appearance.ts.
 import { X509Certificate } from 'node:crypto';
@@ -20,6 +24,9 @@ import { padesSignedData } from './cms.js';
 import { deploymentIdentity } from './deployment-identity.js';
 import { IdentityError, readPkcs12, type SigningIdentity } from './identity.js';
 import { base64Member } from '../task/decoded-member.js';
+import { refuseDamaged } from '../task/open-failure.js';
+import { chargeQpdfDecoding } from '../seams/qpdf-decodes.js';
+import { isEncrypted } from '../untrusted/pdf-streams.js';
 
 /**
  * Bytes reserved for the DER CMS: a 4096-bit RSA signature with a chain of
@@ -63,6 +70,15 @@ type SignRequest = v.InferOutput<typeof SignRequest>;
 export const sign = binaryTask(SignRequest, async (request: SignRequest, options: SignOptions): Promise<BinaryResult> => {
   const pdf = decodePdfField(request.pdf, 'pdf', NO_DECODED_CAP);
   const identity = await identityFor(request, options);
+  // The update appends to the file as it is and points back at its
+  // cross-reference data: a truncated or damaged file would come back signed
+  // and still broken, readable only by a reader's repair (which pdf-lib
+  // performs silently when it opens it). Refused as every writing task
+  // refuses it (seams/qpdf-damage.ts); an encrypted file is refused below.
+  if (!isEncrypted(pdf)) {
+    await chargeQpdfDecoding(pdf, { writes: 'nothing', contents: false }, 'pdf');
+    await refuseDamaged(pdf);
+  }
   const signedAt = new Date();
   let placed;
   try {

@@ -1,7 +1,10 @@
 // Why a PDF did not open (seams/pdf-structure.ts OpenFailure), as the
-// client's 422: one mapping for every task that opens a client's PDF.
+// client's 422: one mapping for every task that opens a client's PDF; and
+// the refusal of a PDF that cannot be read without a repair
+// (seams/qpdf-damage.ts), for every task that writes one back.
 import type { FieldError } from '../protocol.js';
 import type { OpenFailure } from '../seams/pdf-structure.js';
+import { readDamage, type Damage } from '../seams/qpdf-damage.js';
 import { TaskFailure } from './json-task.js';
 
 /** An unreadable file is invalid-pdf-data on `field`; a missing or wrong password pdf-password-required on `passwordField`. */
@@ -10,4 +13,15 @@ export function openFailure(error: OpenFailure, field = 'pdf', passwordField = '
   const message = `The PDF in ${field} ${error.message}`;
   const entry: FieldError = error.reason === 'password-required' ? { field: passwordField, code: 'REQUIRED', message } : { field: passwordField, code: 'INCORRECT', message };
   return new TaskFailure('pdf-password-required', message, [entry]);
+}
+
+/** A PDF that is truncated, damaged or stops qpdf, as invalid-pdf-data on `field` (its detail "pdf is truncated: ..."). */
+export function damageFailure(damage: Damage, field = 'pdf'): TaskFailure {
+  return TaskFailure.content('invalid-pdf-data', field, 'INVALID_PDF', damage.description, damage.cause);
+}
+
+/** Throws damageFailure when qpdf cannot read the PDF as it is (seams/qpdf-damage.ts readDamage). */
+export async function refuseDamaged(pdf: Uint8Array, field = 'pdf'): Promise<void> {
+  const damage = await readDamage(pdf);
+  if (damage !== undefined) throw damageFailure(damage, field);
 }

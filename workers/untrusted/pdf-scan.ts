@@ -40,20 +40,37 @@ export function mentionsEncryption(bytes: Uint8Array): boolean {
   return !nameAt(view(bytes), '/Encrypt').next().done;
 }
 
-const BYTE_RANGE = /^\/ByteRange\s*\[\s*\d+\s+\d+\s+\d+\s+\d+\s*\]/;
+const BYTE_RANGE = /^\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/;
+
+/** A signature dictionary found in the file's bytes: where its /ByteRange is, and the four numbers as written. */
+export interface SignatureDictionary {
+  readonly at: number;
+  readonly byteRange: readonly [number, number, number, number];
+}
 
 /**
- * Signature dictionaries with a filled-in /ByteRange: signatures of the
- * current revision and of earlier ones kept by incremental updates (each
- * still verifies against its revision until the file is rewritten), field
- * signatures, document timestamps and usage-rights (/Perms) signatures alike.
+ * What a signature is, for every route (linearize, optimize, parse,
+ * forensic-analyze): a signature dictionary with a filled-in /ByteRange,
+ * found in the file's bytes. Signatures of the current revision and of
+ * earlier ones kept by incremental updates (each still verifies against its
+ * revision until the file is rewritten), field signatures, document
+ * timestamps and usage-rights (/Perms /UR3) signatures alike; an empty
+ * signature field, or a placeholder not yet signed, is not one. Whether the
+ * range is consistent (it leaves out exactly the /Contents) is for the
+ * checker to say (analysis/forensic/signatures.ts): a signature that does
+ * not verify is still a signature a rewrite would destroy.
  */
-export function countSignatures(bytes: Uint8Array): number {
+export function* signatureDictionaries(bytes: Uint8Array): Generator<SignatureDictionary> {
   const buffer = view(bytes);
-  let count = 0;
   for (const at of nameAt(buffer, '/ByteRange')) {
-    if (BYTE_RANGE.test(buffer.toString('latin1', at, at + 120))) count++;
+    const match = BYTE_RANGE.exec(buffer.toString('latin1', at, at + 120));
+    if (match !== null) yield { at, byteRange: [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4])] };
   }
+}
+
+export function countSignatures(bytes: Uint8Array): number {
+  let count = 0;
+  for (const _ of signatureDictionaries(bytes)) count++;
   return count;
 }
 

@@ -6,6 +6,7 @@
 // at; anything after that range was written after signing.
 import type { Revision } from './revisions.js';
 import { checkCms } from './cms-check.js';
+import { signatureDictionaries } from '../../untrusted/pdf-scan.js';
 
 export interface FoundSignature {
   /** The signature dictionary's object number, when its `N G obj` header was found. */
@@ -17,6 +18,8 @@ export interface FoundSignature {
   readonly contents: Uint8Array;
   /** A /Type /DocTimeStamp (ETSI.RFC3161): a timestamp token, not a person's signature. */
   readonly timestamp: boolean;
+  /** Why the range cannot be what was signed (it does not leave out exactly the /Contents); null when it can. */
+  readonly rangeProblem: string | null;
 }
 
 export interface SignatureReport {
@@ -45,7 +48,6 @@ export interface SignedChange {
   readonly fields?: readonly string[];
 }
 
-const BYTE_RANGE = /\/ByteRange\s*\[\s*(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s+(\d{1,12})\s*\]/g;
 /** Signatures checked at most: each costs a digest of the file, and a later change a second parse of it. */
 const MAX_SIGNATURES = 50;
 /** A /Contents gap wider than this (hex digits) is not a CMS: real ones are a few KB to tens of KB. */
@@ -53,31 +55,50 @@ const MAX_CONTENTS_HEX = 2 * 1024 * 1024;
 /** How far around a /ByteRange its dictionary's other entries are looked for. */
 const DICTIONARY_WINDOW = 4096;
 
-/** Every signature dictionary with a filled-in /ByteRange whose /Contents lies where the range leaves its gap. */
+/**
+ * Every signature dictionary with a filled-in /ByteRange (the definition
+ * every route counts by: untrusted/pdf-scan.ts). One whose range does not
+ * leave out exactly its /Contents cannot verify: it is reported with its
+ * /Contents read from its dictionary, the bytes its range names (within the
+ * file) as the covered ones, and `rangeProblem` saying so.
+ */
 export function findSignatures(bytes: Uint8Array): FoundSignature[] {
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const found: FoundSignature[] = [];
-  for (let at = buffer.indexOf('/ByteRange', 0, 'latin1'); at >= 0 && found.length < MAX_SIGNATURES; at = buffer.indexOf('/ByteRange', at + 10, 'latin1')) {
-    BYTE_RANGE.lastIndex = 0;
-    const match = BYTE_RANGE.exec(buffer.toString('latin1', at, at + 80));
-    if (match === null || match.index !== 0) continue;
-    const range = [Number(match[1]), Number(match[2]), Number(match[3]), Number(match[4])] as const;
+  for (const { at, byteRange: range } of signatureDictionaries(bytes)) {
+    if (found.length >= MAX_SIGNATURES) break;
     const [a, b, c, d] = range;
     // The gap between the two covered parts is the /Contents hex string, '<' and '>' included.
-    if (a !== 0 || c <= b || c + d > bytes.length || b < 1 || buffer[b] !== 0x3c || buffer[c - 1] !== 0x3e || c - b > MAX_CONTENTS_HEX) continue;
-    const contents = Buffer.from(buffer.toString('latin1', b + 1, c - 1).replace(/[^0-9a-fA-F]/g, ''), 'hex');
-    const objectStart = buffer.lastIndexOf(' obj', Math.min(at, b), 'latin1');
+    const gapIsContents = a === 0 && c > b && c + d <= bytes.length && b >= 1 && buffer[b] === 0x3c && buffer[c - 1] === 0x3e && c - b <= MAX_CONTENTS_HEX;
+    const objectStart = buffer.lastIndexOf(' obj', at, 'latin1');
     const header = objectStart < 0 ? null : /(\d+)\s+\d+\s*$/.exec(buffer.toString('latin1', Math.max(0, objectStart - 24), objectStart));
-    const from = Math.max(objectStart < 0 ? at - DICTIONARY_WINDOW : objectStart, b - DICTIONARY_WINDOW, 0);
-    const endObj = buffer.indexOf('endobj', c, 'latin1');
-    const dictionary = buffer.toString('latin1', from, b) + buffer.toString('latin1', c, endObj < 0 ? Math.min(buffer.length, c + DICTIONARY_WINDOW) : Math.min(endObj, c + DICTIONARY_WINDOW));
+    const endObj = buffer.indexOf('endobj', at, 'latin1');
+    let dictionary: string;
+    let hex: string;
+    if (gapIsContents) {
+      const from = Math.max(objectStart < 0 || objectStart > b ? at - DICTIONARY_WINDOW : objectStart, b - DICTIONARY_WINDOW, 0);
+      const afterGap = buffer.indexOf('endobj', c, 'latin1');
+      dictionary = buffer.toString('latin1', from, b) + buffer.toString('latin1', c, afterGap < 0 ? Math.min(buffer.length, c + DICTIONARY_WINDOW) : Math.min(afterGap, c + DICTIONARY_WINDOW));
+      hex = buffer.toString('latin1', b + 1, c - 1);
+    } else {
+      // The dictionary as written: from its object header to endobj (bounded); its /Contents is the hex string after the key.
+      const from = Math.max(objectStart < 0 ? at - DICTIONARY_WINDOW : objectStart, 0);
+      const to = endObj < 0 ? Math.min(buffer.length, at + MAX_CONTENTS_HEX) : Math.min(endObj, at + MAX_CONTENTS_HEX);
+      const whole = buffer.toString('latin1', from, to);
+      const contents = /\/Contents\s*<([0-9a-fA-F\s]*)>/.exec(whole);
+      hex = contents?.[1] ?? '';
+      dictionary = contents === null ? whole : whole.slice(0, contents.index) + whole.slice(contents.index + contents[0].length);
+    }
     found.push({
       object: header === null ? null : Number(header[1]),
       byteRange: range,
       subFilter: /\/SubFilter\s*\/([^\s/<>[\]()]+)/.exec(dictionary)?.[1] ?? null,
       claimedTime: /\/M\s*\(([^)]{0,64})\)/.exec(dictionary)?.[1] ?? null,
-      contents: trimDer(contents),
+      contents: trimDer(Buffer.from(hex.replace(/[^0-9a-fA-F]/g, ''), 'hex')),
       timestamp: /\/Type\s*\/DocTimeStamp/.test(dictionary),
+      rangeProblem: gapIsContents
+        ? null
+        : `its /ByteRange [${range.join(' ')}] does not leave out exactly its /Contents${c + d > bytes.length ? ' and reaches past the end of the file' : ''}, so it cannot verify`,
     });
   }
   return found;
@@ -95,7 +116,9 @@ export async function reportSignatures(
   for (const signature of signatures) {
     const [a, b, c, d] = signature.byteRange;
     const covered = [bytes.subarray(a, a + b), bytes.subarray(c, c + d)];
-    const cms = checkCms(signature.contents, covered, signature.subFilter ?? undefined);
+    const checked = checkCms(signature.contents, covered, signature.subFilter ?? undefined);
+    // A range that does not leave out the /Contents covers other bytes than a signer could have signed: it does not verify, whatever the digest says.
+    const cms = signature.rangeProblem === null ? checked : { ...checked, digestMatches: false, problem: signature.rangeProblem };
     const signedEnd = c + d;
     const revision = revisions.find((candidate) => candidate.end === signedEnd || trimmedEnd(bytes, candidate.end) === trimmedEnd(bytes, signedEnd));
     const modified = trimmedEnd(bytes, signedEnd) < trimmedEnd(bytes, bytes.length);
