@@ -9,6 +9,7 @@ import { pdfToText, qpdfCheck } from './helpers/pdf-tools.js';
 import { gate } from './helpers/gate.js';
 import { FAULT_WORKER, startTestServer, type TestServer, type TestServerOptions } from './helpers/server.js';
 import { redisAround, redisEnv, type TestRedis } from './helpers/redis.js';
+import { waitFor } from './helpers/wait.js';
 
 interface Session {
   session_id: string;
@@ -38,7 +39,53 @@ describe('sessions', () => sessionTests());
 describe('sessions in the multi-node mode (Redis)', () => {
   redisAround((started) => (redis = started));
   sessionTests();
+
+  test('concurrent creations on two nodes hold the maximum across both: exactly 2 × 201, the rest 429', async (t) => {
+    const g = gate();
+    // One key prefix for both: two nodes of one service.
+    const env = { PLATEN_SESSIONS_ENABLED: 'true', PLATEN_MAX_SESSIONS: '2', ...redisEnv(redis) };
+    const nodes = await Promise.all([0, 1].map(() => startTestServer(env, { workerFile: FAULT_WORKER, workerData: g.workerData })));
+    t.after(() => Promise.all(nodes.map((node) => node.close())));
+    await assertCreationRace(nodes, g);
+  });
 });
+
+/** A creation whose worker check waits at the fault worker's gate (test/fixtures/fault-worker.ts): metadata that is `{}` once the fixture strips its fault. */
+const HELD_CREATION = { metadata: { fault: 'block_validation' } };
+
+/**
+ * Two creations (a maximum's worth, spread over the nodes) held between the
+ * count and the store (their worker check, where the race was), then four
+ * more meanwhile, spread likewise: those must be refused at once, not pass
+ * the count and wait for a thread. Counted then created, they all became
+ * sessions once the gate opened (5 of 5 in the black-box report; 503 where
+ * the pool's queue was full).
+ */
+async function assertCreationRace(nodes: readonly TestServer[], g: ReturnType<typeof gate>): Promise<void> {
+  const held = nodes.flatMap((node) => Array.from({ length: 2 / nodes.length }, () => postJson(node.base, '/api/v1/sessions', HELD_CREATION)));
+  await g.blocked(2);
+  let answered = 0;
+  const later = nodes.flatMap((node) =>
+    Array.from({ length: 4 / nodes.length }, () =>
+      postJson(node.base, '/api/v1/sessions', {}).then((response) => {
+        answered++;
+        return response;
+      }),
+    ),
+  );
+  const queued = () => nodes.reduce((sum, node) => sum + node.server.pool.stats.queued, 0);
+  await waitFor(() => answered + queued() === 4, { what: 'the four later creations answered or waiting for a thread' });
+  g.open();
+  const answers = await Promise.all([...held, ...later]);
+  assert.deepEqual(answers.map((answer) => answer.status), [201, 201, 429, 429, 429, 429]);
+  for (const answer of answers.slice(2)) {
+    const problem = await readProblem(answer);
+    assert.equal(problem.slug, 'client-rate-exceeded');
+    assert.match(problem.detail ?? '', /has 2 active sessions .*maximum is 2\b/);
+  }
+  const ids = await Promise.all(answers.slice(0, 2).map(async (answer) => (await read(answer)).session_id));
+  for (const id of ids) assert.equal((await read(await call(nodes[0] as TestServer, 'GET', `/api/v1/sessions/${id}`))).status, 'active');
+}
 
 function sessionTests(): void {
   test('are not registered unless enabled: 404', async (t) => {
@@ -115,6 +162,29 @@ function sessionTests(): void {
     assert.equal((await readProblem(third)).slug, 'client-rate-exceeded');
     // Another client has its own allowance.
     assert.equal((await postJson(s.base, '/api/v1/sessions', {}, bearer(KEYS.pro))).status, 201);
+  });
+
+  test('six creations at once with a maximum of 2: exactly 2 × 201 and 4 × 429 stating the real count (not 503)', async (t) => {
+    const g = gate();
+    const s = await startTestServer(
+      { PLATEN_SESSIONS_ENABLED: 'true', PLATEN_MAX_SESSIONS: '2', ...redisEnv(redis) },
+      { workerFile: FAULT_WORKER, workerData: g.workerData },
+    );
+    t.after(() => s.close());
+    await assertCreationRace([s], g);
+  });
+
+  test('a creation refused after taking its place gives the place back', async (t) => {
+    const s = await enabled({ PLATEN_MAX_SESSIONS: '1' });
+    t.after(() => s.close());
+    for (const body of [{ page_size: 'Z9' }, '{"page_size":', { unknown: 1 }]) {
+      const refused = await postJson(s.base, '/api/v1/sessions', body);
+      assert.ok(refused.status === 400 || refused.status === 422, `${JSON.stringify(body)}: ${refused.status}`);
+    }
+    assert.equal((await postJson(s.base, '/api/v1/sessions', {})).status, 201, 'three refused creations left the one place free');
+    const over = await postJson(s.base, '/api/v1/sessions', {});
+    assert.equal(over.status, 429);
+    assert.match((await readProblem(over)).detail ?? '', /has 1 active session .*maximum is 1\b/);
   });
 
   test('an idle session expires: 409 on adds, and it no longer counts against the maximum', async (t) => {

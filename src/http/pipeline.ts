@@ -65,9 +65,16 @@ function run(route: MountedRoute, x: Exchange, res: HttpResponse): void {
   }
   const transferEncoding = request.headers['transfer-encoding'];
   if (transferEncoding !== '' && transferEncoding.toLowerCase() !== 'chunked') {
-    // RFC 9112 section 6.1: chunked is the only coding a request may end with that we can frame; uWS ignores
-    // the others and would leave the request waiting for its idle timeout.
-    return x.fail('bad-request', { detail: `Transfer-Encoding "${transferEncoding.slice(0, 100)}" is not supported; send the body with Content-Length or as chunked.` }, { close: true });
+    // RFC 9112 section 6.1: chunked is the only coding a request may end with that we can frame. uWS frames
+    // every Transfer-Encoding as chunked: with no body yet it would wait for its idle timeout, and a body that
+    // came in the same read as the headers is parsed as chunks once this handler returns, so the first byte
+    // that is not chunk framing closes the connection with the answer still in the cork buffer (the client got
+    // no answer at all). Flushed before that close, as for a Content-Length uWS cannot frame.
+    return x.fail(
+      'bad-request',
+      { detail: `Transfer-Encoding "${transferEncoding.slice(0, 100)}" is not supported; send the body with Content-Length or as chunked.` },
+      { close: true, flushBeforeClose: true },
+    );
   }
   const hasBody = !(declared === 0 || (declared === undefined && transferEncoding === ''));
   x.unreadBody = hasBody;

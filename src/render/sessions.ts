@@ -86,6 +86,8 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
 
   // A render's claim outlives the longest the render may take (PLATEN_TIMEOUT_MS, queue wait included) by a margin for the store's round trips.
   const renderLeaseMs = deps.pool.timeoutMs + 30_000;
+  // A creation's reservation, likewise: its one worker task is bounded by the same timeout.
+  const createLeaseMs = renderLeaseMs;
 
   const active = (session: SessionRecord): SessionRecord => {
     if (session.status === 'active') return session;
@@ -104,6 +106,36 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
       errors: [{ field: '(session)', code: 'TOO_LARGE', message: `at most ${deps.maxOperations} operations` }],
     });
 
+  /** Checks the creation's settings in a worker and stores the session under the reserved id. */
+  const createSession = async (context: RouteContext, id: string, owner: string): Promise<SessionRecord> => {
+    const options = parseCreate(context);
+    // Page size, orientation, metadata and output are checked by the render schema itself, in a worker
+    // (a tagged session's title and language too), so a session that could never render is refused now.
+    const probe = Buffer.from(
+      JSON.stringify({ page_size: options.pageSize, orientation: options.orientation, metadata: options.metadata, output: options.output, operations: [{ type: 'add_page' }] }),
+    );
+    const buffer = new ArrayBuffer(probe.byteLength);
+    new Uint8Array(buffer).set(probe);
+    await dispatch(deps.pool, context, 'validate', {}, { buffer, length: probe.byteLength });
+    const now = new Date(deps.now()).toISOString();
+    const session: SessionRecord = {
+      id,
+      owner,
+      status: 'active',
+      documentId: options.documentId ?? `doc_${randomBytes(12).toString('hex')}`,
+      pageSize: options.pageSize,
+      orientation: options.orientation,
+      createdAt: now,
+      lastActivityAt: now,
+      operationCount: 0,
+      bytes: 0,
+      ...(options.metadata === undefined ? {} : { metadata: JSON.stringify(options.metadata) }),
+      ...(options.output === undefined ? {} : { output: JSON.stringify(options.output) }),
+    };
+    await store.create(session);
+    return session;
+  };
+
   const create: Route = {
     method: 'POST',
     path: '/api/v1/sessions',
@@ -113,38 +145,25 @@ export function sessionRoutes(deps: SessionRoutesDeps): Route[] {
     async handle(context) {
       const principal = context.principal as Principal;
       const limit = principal.sessions ?? deps.maxSessions;
-      if ((await store.activeCount(principal.label)) >= limit) {
+      const id = `sess_${randomBytes(12).toString('hex')}`;
+      // The place is taken before the first await that follows (the worker's check below): counted then
+      // created, concurrent creations all passed the count (store/sessions.ts).
+      const reserved = await store.reserve(principal.label, id, limit, createLeaseMs);
+      if (reserved.kind === 'full') {
         throw new HttpProblem('client-rate-exceeded', {
-          detail: `This client already has ${limit} active sessions (its maximum); render or delete one first.`,
+          detail: `This client has ${reserved.active} active session${reserved.active === 1 ? '' : 's'} (those being created included); its maximum is ${limit}. Render or delete one first.`,
           retryAfter: deps.idleSeconds,
         });
       }
-      const options = parseCreate(context);
-      // Page size, orientation, metadata and output are checked by the render schema itself, in a worker
-      // (a tagged session's title and language too), so a session that could never render is refused now.
-      const probe = Buffer.from(
-        JSON.stringify({ page_size: options.pageSize, orientation: options.orientation, metadata: options.metadata, output: options.output, operations: [{ type: 'add_page' }] }),
-      );
-      const buffer = new ArrayBuffer(probe.byteLength);
-      new Uint8Array(buffer).set(probe);
-      await dispatch(deps.pool, context, 'validate', {}, { buffer, length: probe.byteLength });
-      const now = new Date(deps.now()).toISOString();
-      const session: SessionRecord = {
-        id: `sess_${randomBytes(12).toString('hex')}`,
-        owner: principal.label,
-        status: 'active',
-        documentId: options.documentId ?? `doc_${randomBytes(12).toString('hex')}`,
-        pageSize: options.pageSize,
-        orientation: options.orientation,
-        createdAt: now,
-        lastActivityAt: now,
-        operationCount: 0,
-        bytes: 0,
-        ...(options.metadata === undefined ? {} : { metadata: JSON.stringify(options.metadata) }),
-        ...(options.output === undefined ? {} : { output: JSON.stringify(options.output) }),
-      };
-      await store.create(session);
-      return { ...answer(context, 201, session), headers: [['Location', `/api/v1/sessions/${session.id}`]] };
+      try {
+        const session = await createSession(context, id, principal.label);
+        return { ...answer(context, 201, session), headers: [['Location', `/api/v1/sessions/${session.id}`]] };
+      } catch (error) {
+        // Refused (400, 413, 422), the pool full or the client gone: the place is free again. Should the
+        // store be unreachable now, the reservation lapses after its lease instead.
+        await store.release(principal.label, id).catch(() => undefined);
+        throw error;
+      }
     },
   };
 

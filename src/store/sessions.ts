@@ -4,6 +4,14 @@
 // change is checked and applied in one step (a Lua script in Redis), so two
 // adds racing on two nodes cannot overrun the limits or revive a session.
 //
+// A client's active-session maximum is held the same way. Creating a session
+// awaits a worker (its settings are validated first), so counting and then
+// creating let concurrent creations all pass the count: five at once made
+// five sessions for a maximum of two. Instead a creation reserves its place
+// (count and take, in one step) before it awaits anything, and the creation
+// fills that place or gives it back. A reservation whose node died lapses
+// after its lease.
+//
 // A render is terminal, and exactly one render of a session may run: it
 // claims the session (active → rendering, compare-and-set) before it starts,
 // and ends the claim as `rendered` when the PDF is made or back to `active`
@@ -48,10 +56,23 @@ export type RenderClaim =
   | { readonly kind: 'not-active'; readonly status: SessionStatus }
   | { readonly kind: 'gone' };
 
+/** A place below the client's maximum, held for one session id; or the count that filled them all. */
+export type Reservation = { readonly kind: 'ok' } | { readonly kind: 'full'; readonly active: number };
+
 /** How a claimed render ended: `rendered` (terminal) or `active` again (it failed; the session may render later). */
 export type RenderEnd = 'rendered' | 'active';
 
 export interface SessionStore {
+  /**
+   * Holds one of `owner`'s `limit` places for the session `id` about to be
+   * created, for `leaseMs` at most: counted, with the other reservations, as
+   * an active session. `full` (with the count) when the owner's active
+   * sessions and reservations already fill them.
+   */
+  reserve(owner: string, id: string, limit: number, leaseMs: number): Promise<Reservation>;
+  /** Gives back the place reserve() held for `id`: its creation failed. */
+  release(owner: string, id: string): Promise<void>;
+  /** Stores the session; it takes over the place reserve() held for its id. */
   create(record: SessionRecord): Promise<void>;
   /** The session, with idle expiry applied. */
   get(id: string): Promise<SessionRecord | undefined>;
@@ -64,8 +85,6 @@ export interface SessionStore {
   /** Ends the claim `token` holds; false when it no longer holds it (the lease lapsed and another render claimed it, or the session was deleted). */
   endRender(id: string, token: string, end: RenderEnd): Promise<boolean>;
   remove(id: string): Promise<void>;
-  /** Sessions of a client that are active or rendering (not expired, not rendered). */
-  activeCount(owner: string): Promise<number>;
   close(): void;
 }
 
@@ -78,6 +97,8 @@ interface Entry {
 
 export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, Entry>();
+  /** Places reserved for sessions being created: id → owner and when the reservation lapses. */
+  readonly #reserved = new Map<string, { readonly owner: string; readonly until: number }>();
   readonly #sweeper: NodeJS.Timeout;
 
   constructor(
@@ -88,7 +109,29 @@ export class MemorySessionStore implements SessionStore {
     this.#sweeper.unref();
   }
 
+  // Single-threaded: the count and the reservation happen with no await between them.
+  async reserve(owner: string, id: string, limit: number, leaseMs: number): Promise<Reservation> {
+    const now = this.now();
+    let active = 0;
+    for (const entry of this.#sessions.values()) {
+      this.#expire(entry);
+      if (entry.record.owner === owner && (entry.record.status === 'active' || entry.record.status === 'rendering')) active++;
+    }
+    for (const [reserved, held] of this.#reserved) {
+      if (now >= held.until) this.#reserved.delete(reserved);
+      else if (held.owner === owner) active++;
+    }
+    if (active >= limit) return { kind: 'full', active };
+    this.#reserved.set(id, { owner, until: now + leaseMs });
+    return { kind: 'ok' };
+  }
+
+  async release(_owner: string, id: string): Promise<void> {
+    this.#reserved.delete(id);
+  }
+
   async create(record: SessionRecord): Promise<void> {
+    this.#reserved.delete(record.id);
     this.#sessions.set(record.id, { record, operations: [] });
   }
 
@@ -135,15 +178,6 @@ export class MemorySessionStore implements SessionStore {
 
   async remove(id: string): Promise<void> {
     this.#sessions.delete(id);
-  }
-
-  async activeCount(owner: string): Promise<number> {
-    let count = 0;
-    for (const id of this.#sessions.keys()) {
-      const record = this.#entry(id)?.record;
-      if (record?.owner === owner && (record.status === 'active' || record.status === 'rendering')) count++;
-    }
-    return count;
   }
 
   /** Expires idle sessions; removes expired and rendered ones a further idle period later. */

@@ -3,11 +3,12 @@
 // last activity (for the active-session maximum). Idle expiry is computed
 // from the last activity, as in memory; the keys themselves expire two idle
 // periods after the last activity, which is the removal after the grace
-// period. Appends and the render's claim and end run as Lua scripts, so checks
-// and writes cannot interleave across nodes: of eight renders at once on any
-// nodes, one claims the session.
+// period. Appends, the render's claim and end, and a creation's reservation
+// run as Lua scripts, so checks and writes cannot interleave across nodes: of
+// eight renders at once on any nodes, one claims the session, and creations
+// on any nodes never hold more than the client's maximum.
 import { randomUUID } from 'node:crypto';
-import type { AppendResult, RenderClaim, RenderEnd, SessionLimits, SessionRecord, SessionStatus, SessionStore } from '../sessions.js';
+import type { AppendResult, RenderClaim, RenderEnd, Reservation, SessionLimits, SessionRecord, SessionStatus, SessionStore } from '../sessions.js';
 import { operationSize } from '../sessions.js';
 import type { RedisConnection } from './connection.js';
 
@@ -46,6 +47,25 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ttl)
 redis.call('ZADD', KEYS[3], now, ARGV[7])
 redis.call('PEXPIRE', KEYS[3], ttl)
+return {'ok'}
+`;
+
+// A creation's place below the client's maximum: the owner set's members idle
+// for a whole period are dropped (expired, as get() decides), the rest counted,
+// and when there is room the id joins the set before its session exists. Its
+// score is set so that the idle rule drops it once the lease has passed (a node
+// that died mid-creation); create() then replaces it by the session's last
+// activity, release() removes it. The set lives at least as long as the lease.
+// KEYS: owner set. ARGV: now ms, idle ms, lease ms, limit, id.
+const RESERVE = `
+local now = tonumber(ARGV[1])
+local idle = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - idle)
+local active = redis.call('ZCARD', KEYS[1])
+if active >= tonumber(ARGV[4]) then return {'full', active} end
+redis.call('ZADD', KEYS[1], now - idle + tonumber(ARGV[3]), ARGV[5])
+local ttl = 2 * idle + tonumber(ARGV[3])
+if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
 return {'ok'}
 `;
 
@@ -91,6 +111,16 @@ export class RedisSessionStore implements SessionStore {
     /** The clock for idle expiry and render leases (tests pass their own); key TTLs run on Redis's. */
     private readonly now: () => number = Date.now,
   ) {}
+
+  async reserve(owner: string, id: string, limit: number, leaseMs: number): Promise<Reservation> {
+    const owned = this.#keys(id, owner)[2];
+    const [kind, active] = (await this.redis.run((client) => client.eval(RESERVE, 1, owned, this.now(), this.idleMs, leaseMs, limit, id))) as [string, number?];
+    return kind === 'ok' ? { kind } : { kind: 'full', active: Number(active) };
+  }
+
+  async release(owner: string, id: string): Promise<void> {
+    await this.redis.run((client) => client.zrem(this.#keys(id, owner)[2], id));
+  }
 
   async create(record: SessionRecord): Promise<void> {
     const now = Date.parse(record.lastActivityAt);
@@ -189,16 +219,6 @@ export class RedisSessionStore implements SessionStore {
       const batch = client.multi().del(this.redis.key('sess', id), this.redis.key('sess', id, 'ops'));
       if (owner !== undefined) batch.zrem(this.#keys(id, owner)[2], id);
       return batch.exec();
-    });
-  }
-
-  async activeCount(owner: string): Promise<number> {
-    const owned = this.#keys('', owner)[2];
-    const idleSince = this.now() - this.idleMs;
-    return this.redis.run(async (client) => {
-      // Members idle for a whole period or more are expired (as get() decides): drop them, count the rest.
-      await client.zremrangebyscore(owned, '-inf', idleSince);
-      return client.zcard(owned);
     });
   }
 
