@@ -343,6 +343,15 @@ describe('add_image', () => {
     assert.ok(text.indexOf('before') >= 0 && text.indexOf('before') < text.indexOf('after'), text);
   });
 
+  test('a valid image with a side of millions of pixels is drawn, not refused as damaged', async () => {
+    // Its damage check decodes it to a few pixels: 8 would need a shrink past libvips's 1,000,000 (9 MP, ~120 KB as PNG).
+    for (const [width, height] of [[9_000_000, 1], [1, 9_000_000]] as const) {
+      const png = await sharp({ create: { width, height, channels: 3, background: '#336699' } }).png().toBuffer();
+      const images = await pdfImages(await render([{ type: 'add_image', data: b64(png) }]));
+      assert.deepEqual(images.map((image) => [image.width, image.height]), [[width, height]]);
+    }
+  });
+
   test('the same bytes used twice are embedded once', async () => {
     const png = await solid(64, 48, RED).png().toBuffer();
     const pdf = await render([

@@ -128,7 +128,7 @@ async function embed(doc: Document, images: DocumentImages, bytes: Uint8Array): 
   if (asIs) {
     // Decoding to 8 x 8 reads every byte and fails on damage; JPEG decodes through DCT scaling then
     // (a 36 MP JPEG: 200 ms against 1050 ms for a full decode, measured with sharp 0.35 on one thread).
-    await decoding(format, () => sharp(bytes, DECODE).resize(8, 8, { fit: 'fill' }).raw().toBuffer());
+    await decoding(format, () => sharp(bytes, DECODE).resize(damageCheckSide(meta.width), damageCheckSide(meta.height), { fit: 'fill' }).raw().toBuffer());
   } else {
     const source = sharp(bytes, { ...DECODE, autoOrient: true });
     const pipeline = opaque ? source.flatten({ background: '#ffffff' }).toColourspace(meta.channels <= 2 ? 'b-w' : 'srgb') : source;
@@ -143,6 +143,18 @@ async function embed(doc: Document, images: DocumentImages, bytes: Uint8Array): 
     // pdf-lib re-reads what libvips decoded or wrote: a failure here is ours or the library's, but only the input can avoid it.
     throw new ImageRejection('INVALID_IMAGE', 'the image was decoded but cannot be embedded in a PDF; re-save it as a baseline JPEG or a PNG', (error as Error).message);
   }
+}
+
+/** libvips shrinks a side by at most this factor in one step (reduceh/reducev's hshrink and vshrink). */
+const MAX_SHRINK = 1_000_000;
+
+/**
+ * A side of the damage check's decode: 8 pixels, or more for a side so long
+ * that 8 would need a larger shrink than libvips takes (a valid 9,000,000 x 1
+ * PNG was refused as damaged: "reduceh: parameter hshrink not set").
+ */
+function damageCheckSide(pixels: number): number {
+  return Math.max(8, Math.ceil(pixels / MAX_SHRINK));
 }
 
 function hold(images: DocumentImages, bytes: number): void {
