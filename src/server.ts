@@ -196,16 +196,14 @@ export async function startServer(config: Config, options: ServerOptions): Promi
     ...(options.extraRoutes ?? []),
   ].filter((route) => route.auth === 'none' || tierIncludes(config.edition, route.auth));
 
-  const operations = new Set(routes.map((route) => route.operation));
-  const unknown = config.approvalRequired.filter((name) => !operations.has(name));
-  if (unknown.length > 0) logger.warn({ operations: unknown }, 'PLATEN_APPROVAL_REQUIRED names operations this deployment does not have; they are ignored');
-
   requestStats?.describe(routes);
   const app = uws.App();
   try {
+    checkApprovalOperations(config.approvalRequired, routes);
     registerRoutes(app, routes, deps);
   } catch (error) {
-    // A table the router refuses (a route twice, one path segment in two APIs) stops start-up with nothing left running.
+    // A table the router refuses (a route twice, one path segment in two APIs), or a gate on operations it does
+    // not have, stops start-up with nothing left running.
     keys.close();
     await backends.close();
     embeddings?.close();
@@ -269,4 +267,20 @@ function listen(app: ReturnType<typeof uws.App>, host: string, port: number): Pr
 /** Every worker thread's settings (workers/protocol.ts WorkerSettings), over what a test passes to its fixture workers. */
 function workerData(config: Config, extra: unknown): WorkerSettings & Record<string, unknown> {
   return { ...(typeof extra === 'object' && extra !== null ? (extra as Record<string, unknown>) : {}), maxDecodedBytes: config.maxDecodedBytes };
+}
+
+/**
+ * PLATEN_APPROVAL_REQUIRED may name only operations this deployment has. It
+ * is a safety control: a misspelt name ("rendr") or one of a feature that is
+ * off (sessions) would leave the call it meant to gate running without
+ * approval, which a warning in the log does not prevent. So start-up stops,
+ * naming it and the operations there are.
+ */
+function checkApprovalOperations(required: readonly string[], routes: readonly MountedRoute[]): void {
+  const operations = new Set(routes.flatMap((route) => (route.operation === undefined ? [] : [route.operation])));
+  const unknown = required.filter((name) => !operations.has(name));
+  if (unknown.length === 0) return;
+  throw new ConfigError([
+    `PLATEN_APPROVAL_REQUIRED names ${unknown.map((name) => JSON.stringify(name)).join(', ')}, which this deployment does not have (its edition or settings leave them out, or a typo); its operations are ${[...operations].sort().join(', ')}`,
+  ]);
 }

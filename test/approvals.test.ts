@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { postJson, readProblem, textDocument } from './helpers/http.js';
 import { KEYS, bearer } from './helpers/keys.js';
 import { pdfToText } from './helpers/pdf-tools.js';
+import { ConfigError } from '../src/config.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { redisAround, redisEnv, type TestRedis } from './helpers/redis.js';
 import { assertMatchesContract, loadContract, type Contract } from './helpers/openapi.js';
@@ -204,5 +205,30 @@ describe('approval routes without PLATEN_APPROVAL_REQUIRED', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('PLATEN_APPROVAL_REQUIRED naming an operation the deployment does not have', () => {
+  it('stops start-up naming it (a misspelt gate would leave the call ungated), whether a typo or a feature that is off', async () => {
+    for (const [env, name] of [
+      [{ PLATEN_APPROVAL_REQUIRED: 'render,rendr' }, '"rendr"'],
+      [{ PLATEN_APPROVAL_REQUIRED: 'sessions' }, '"sessions"'],
+      [{ PLATEN_APPROVAL_REQUIRED: 'ai-certify', PLATEN_EDITION: 'core' }, '"ai-certify"'],
+    ] as const) {
+      // A server that starts after all is closed again, so the failure is the assertion, not a hung test.
+      const started = startTestServer(env).then(async (server) => {
+        await server.close();
+        return server;
+      });
+      await assert.rejects(started, (error: unknown) => {
+        assert.ok(error instanceof ConfigError, String(error));
+        assert.match(error.message, new RegExp(`PLATEN_APPROVAL_REQUIRED names ${name}, which this deployment does not have`));
+        assert.match(error.message, /its operations are .*\brender\b/);
+        return true;
+      });
+    }
+    // Enabled, the feature's operation may be gated.
+    const t = await startTestServer({ PLATEN_APPROVAL_REQUIRED: 'sessions', PLATEN_SESSIONS_ENABLED: 'true' });
+    await t.close();
   });
 });
