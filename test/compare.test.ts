@@ -164,6 +164,7 @@ describe('POST /v1/compare', () => {
     assert.deepEqual((await problem({ pdf_a: pdf, pdf_b: pdf, options: { page_range: [0, 2] } })).errors.map((e) => [e.field, e.code]), [['options.page_range', 'OUT_OF_RANGE']]);
     assert.deepEqual((await problem({ pdf_a: pdf, pdf_b: pdf, options: { page_range: [3, 2] } })).errors.map((e) => [e.field, e.code]), [['options.page_range', 'INVALID_VALUE']]);
     assert.deepEqual((await problem({ pdf_a: pdf, pdf_b: pdf, options: { page_range: [5, 9] } })).errors.map((e) => [e.field, e.code]), [['options.page_range', 'OUT_OF_RANGE']]);
+    assert.deepEqual((await problem({ pdf_a: pdf, pdf_b: pdf, options: { page_range: [1, 1, 1] } })).errors.map((e) => [e.field, e.code]), [['options.page_range', 'TOO_LONG']]);
     assert.deepEqual((await problem({ pdf_a: pdf, pdf_b: pdf, options: { mode: 'visual' } })).errors.map((e) => e.field), ['options.mode']);
     assert.deepEqual((await problem({ pdf_a: pdf })).errors.map((e) => [e.field, e.code]), [['pdf_b', 'REQUIRED']]);
     const notPdf = await problem({ pdf_a: pdf, pdf_b: Buffer.from('hello, not a PDF').toString('base64') });

@@ -155,6 +155,10 @@ describe('POST /v1/parse', () => {
     const range = await call({ pdf_data: pdf, options: { page_range: [2, 1] } });
     assert.equal(range.status, 422);
     assert.deepEqual((range.body.errors as Data[]).map((e) => e.field), ['options.page_range']);
+    // A third item is refused, not dropped ([1, 5, 10] may mean three pages).
+    const three = await call({ pdf_data: pdf, options: { page_range: [1, 2, 2] } });
+    assert.equal(three.status, 422);
+    assert.deepEqual((three.body.errors as Data[]).map((e) => [e.field, e.code]), [['options.page_range', 'TOO_LONG']]);
     const locked = Buffer.from(await sourcePdf({ label: 'Y', pages: 1, password: 'pw' })).toString('base64');
     const needs = await call({ pdf_data: locked });
     assert.equal(needs.status, 422);
