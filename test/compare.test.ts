@@ -44,11 +44,11 @@ async function compare(a: Uint8Array, b: Uint8Array, options: Record<string, unk
   return answer.body.data as unknown as Data;
 }
 
-async function problem(body: unknown): Promise<{ slug: string; errors: { field: string; code: string }[] }> {
+async function problem(body: unknown): Promise<{ slug: string; detail: string; errors: { field: string; code: string }[] }> {
   const answer = await call(body);
   assert.equal(answer.status, 422, JSON.stringify(answer.body).slice(0, 600));
   const type = String(answer.body.type);
-  return { slug: type.slice(type.lastIndexOf('/') + 1), errors: answer.body.errors as { field: string; code: string }[] };
+  return { slug: type.slice(type.lastIndexOf('/') + 1), detail: String(answer.body.detail), errors: answer.body.errors as { field: string; code: string }[] };
 }
 
 const render = (operations: unknown[]) => renderPdf(s.base, { operations });
@@ -178,6 +178,11 @@ describe('POST /v1/compare', () => {
     const missing = await problem({ pdf_a: b64(locked), pdf_b: b64(plain) });
     assert.equal(missing.slug, 'pdf-password-required');
     assert.deepEqual(missing.errors.map((e) => [e.field, e.code]), [['password_a', 'REQUIRED']]);
+    // The detail names the field compare takes; it said "send it in password", a field compare refuses.
+    assert.match(missing.detail, /pdf_a .*send it in password_a\./);
+    const wrong = await problem({ pdf_a: b64(plain), pdf_b: b64(locked), password_b: 'guess' });
+    assert.deepEqual(wrong.errors.map((e) => [e.field, e.code]), [['password_b', 'INCORRECT']]);
+    assert.match(wrong.detail, /password_b does not open the PDF in pdf_b/);
     assert.deepEqual((await compare(locked, plain, {}, { password_a: 'open-sesame' })).changes, []);
   });
 

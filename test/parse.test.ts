@@ -168,3 +168,4 @@ describe('POST /v1/parse', () => {
     assert.equal(denied.status, 403);
   });
 });
+    assert.match(String(needs.body.detail), /send it in password\./);

@@ -33,8 +33,8 @@ export async function openReader(bytes: Uint8Array, password: string | undefined
     }
     const needed = opened.reason === 'password-required' && password === undefined;
     const message = needed
-      ? 'the PDF is encrypted and needs a password to open; send it in password'
-      : 'the password does not open this PDF (neither its user nor its owner password)';
+      ? `the PDF in ${fields.data} is encrypted and needs a password to open; send it in ${fields.password}`
+      : `the password in ${fields.password} does not open the PDF in ${fields.data} (neither its user nor its owner password)`;
     const error = needed ? { field: fields.password, code: 'REQUIRED', message } : { field: fields.password, code: 'INCORRECT', message };
     throw new TaskFailure('pdf-password-required', `${message[0]?.toUpperCase()}${message.slice(1)}.`, [error]);
   }
