@@ -11,7 +11,7 @@ import { DRAW_OPS, decodedImage, displayTransform, openPdf, operatorListOf, PDF_
 import { documentInfo } from './document-info.js';
 import { formFields } from './forms.js';
 import { bookmarks } from './outline.js';
-import { crossReferenceDamaged, REPAIRED_NOTICE } from './repair.js';
+import { repairNotice } from './repair.js';
 import { readText } from './text.js';
 import type { Operators, ReaderDocument, ReaderPage, TextItem, TextOptions } from './types.js';
 
@@ -25,7 +25,8 @@ export async function openReader(bytes: Uint8Array, password: string | undefined
   // The pre-check every PDF task shares (untrusted/pdf-bytes.ts): one rule for where the header may be.
   const refusal = checkPdfBytes(bytes, fields.data);
   if (refusal !== undefined) throw invalid(fields, refusal.message);
-  const damaged = crossReferenceDamaged(bytes);
+  // Before pdf.js: it may detach the bytes.
+  const notice = repairNotice(bytes);
   const opened = await openPdf(bytes, password);
   if (!opened.ok) {
     if (opened.reason === 'invalid') {
@@ -38,7 +39,7 @@ export async function openReader(bytes: Uint8Array, password: string | undefined
     const error = needed ? { field: fields.password, code: 'REQUIRED', message } : { field: fields.password, code: 'INCORRECT', message };
     throw new TaskFailure('pdf-password-required', `${message[0]?.toUpperCase()}${message.slice(1)}.`, [error]);
   }
-  return wrap(opened.document, damaged ? REPAIRED_NOTICE : null);
+  return wrap(opened.document, notice);
 }
 
 function invalid(fields: RequestFields, detail: string, cause?: string): TaskFailure {
