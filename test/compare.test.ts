@@ -44,11 +44,11 @@ async function compare(a: Uint8Array, b: Uint8Array, options: Record<string, unk
   return answer.body.data as unknown as Data;
 }
 
-async function problem(body: unknown): Promise<{ slug: string; errors: { field: string; code: string }[] }> {
+async function problem(body: unknown): Promise<{ slug: string; detail: string; errors: { field: string; code: string }[] }> {
   const answer = await call(body);
   assert.equal(answer.status, 422, JSON.stringify(answer.body).slice(0, 600));
   const type = String(answer.body.type);
-  return { slug: type.slice(type.lastIndexOf('/') + 1), errors: answer.body.errors as { field: string; code: string }[] };
+  return { slug: type.slice(type.lastIndexOf('/') + 1), detail: String(answer.body.detail), errors: answer.body.errors as { field: string; code: string }[] };
 }
 
 const render = (operations: unknown[]) => renderPdf(s.base, { operations });
@@ -164,6 +164,7 @@ describe('POST /v1/compare', () => {
     assert.deepEqual((await problem({ pdf_a: pdf, pdf_b: pdf, options: { page_range: [0, 2] } })).errors.map((e) => [e.field, e.code]), [['options.page_range', 'OUT_OF_RANGE']]);
     assert.deepEqual((await problem({ pdf_a: pdf, pdf_b: pdf, options: { page_range: [3, 2] } })).errors.map((e) => [e.field, e.code]), [['options.page_range', 'INVALID_VALUE']]);
     assert.deepEqual((await problem({ pdf_a: pdf, pdf_b: pdf, options: { page_range: [5, 9] } })).errors.map((e) => [e.field, e.code]), [['options.page_range', 'OUT_OF_RANGE']]);
+    assert.deepEqual((await problem({ pdf_a: pdf, pdf_b: pdf, options: { page_range: [1, 1, 1] } })).errors.map((e) => [e.field, e.code]), [['options.page_range', 'TOO_LONG']]);
     assert.deepEqual((await problem({ pdf_a: pdf, pdf_b: pdf, options: { mode: 'visual' } })).errors.map((e) => e.field), ['options.mode']);
     assert.deepEqual((await problem({ pdf_a: pdf })).errors.map((e) => [e.field, e.code]), [['pdf_b', 'REQUIRED']]);
     const notPdf = await problem({ pdf_a: pdf, pdf_b: Buffer.from('hello, not a PDF').toString('base64') });
@@ -177,6 +178,11 @@ describe('POST /v1/compare', () => {
     const missing = await problem({ pdf_a: b64(locked), pdf_b: b64(plain) });
     assert.equal(missing.slug, 'pdf-password-required');
     assert.deepEqual(missing.errors.map((e) => [e.field, e.code]), [['password_a', 'REQUIRED']]);
+    // The detail names the field compare takes; it said "send it in password", a field compare refuses.
+    assert.match(missing.detail, /pdf_a .*send it in password_a\./);
+    const wrong = await problem({ pdf_a: b64(plain), pdf_b: b64(locked), password_b: 'guess' });
+    assert.deepEqual(wrong.errors.map((e) => [e.field, e.code]), [['password_b', 'INCORRECT']]);
+    assert.match(wrong.detail, /password_b does not open the PDF in pdf_b/);
     assert.deepEqual((await compare(locked, plain, {}, { password_a: 'open-sesame' })).changes, []);
   });
 

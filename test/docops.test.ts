@@ -197,6 +197,7 @@ test('merge and split', async (t) => {
     let problem = await readProblem(await call('/api/v1/merge', { documents: [{ pdf: b64(ALPHA) }, { pdf: b64(GAMMA) }] }));
     assert.equal(problem.slug, 'pdf-password-required');
     assert.deepEqual(problem.errors?.map((e) => [e.field, e.code]), [['documents[1].password', 'REQUIRED']]);
+    assert.match(problem.detail, /send it in documents\[1\]\.password\./);
     problem = await readProblem(await call('/api/v1/split', { pdf: b64(GAMMA), password: 'guess', pages: '1' }));
     assert.equal(problem.slug, 'pdf-password-required');
     assert.deepEqual(problem.errors?.map((e) => [e.field, e.code]), [['password', 'INCORRECT']]);

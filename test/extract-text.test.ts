@@ -173,6 +173,9 @@ describe('POST /v1/extract-text', () => {
     }
     const badShape = await problem({ pdf_data: pdf, options: { page_range: [1] } });
     assert.equal(badShape.errors[0]?.field.startsWith('options.page_range'), true);
+    // Three items were read as [1, 2] and the third dropped; the contract says two (maxItems, items: false).
+    const three = await problem({ pdf_data: pdf, options: { page_range: [1, 2, 3] } });
+    assert.deepEqual(three.errors.map((e) => [e.field, e.code]), [['options.page_range', 'TOO_LONG']]);
   });
 
   test('a range over PLATEN_MAX_PAGES is 422 TOO_LARGE; so is work over PLATEN_READ_WORK_BUDGET', async () => {

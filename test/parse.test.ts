@@ -12,6 +12,7 @@ import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract, type Contract, type Node } from './helpers/openapi.js';
 import { renderPdf } from './helpers/http.js';
 import { pdfToText } from './helpers/pdf-tools.js';
+import { rawPdf, withBrokenStartxref, withGarbageInXrefTable, withShiftedXrefOffsets } from './helpers/raw-pdf.js';
 import { LETTER } from '../bench/documents.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 
@@ -162,15 +163,30 @@ describe('POST /v1/parse', () => {
     assert.equal((await parsed(await emptyField.save())).metadata.has_signatures, false, 'SigFlags alone is no signature');
   });
 
+  test('damaged cross-reference data (garbage in the table, entries off their objects, startxref nowhere): read, with a notice', async () => {
+    const sound = rawPdf([{ content: 'BT /F1 12 Tf 72 720 Td (Rebuilt page) Tj ET' }]);
+    assert.equal((await parsed(sound)).notice, null);
+    for (const [name, damaged] of [['garbage', withGarbageInXrefTable(sound)], ['shifted', withShiftedXrefOffsets(sound)], ['startxref', withBrokenStartxref(sound)]] as const) {
+      const data = await parsed(damaged);
+      assert.match(String(data.notice), /cross-reference data is damaged .* read by rebuilding/, name);
+      assert.match(data.pages[0].text_blocks.map((b: Data) => b.text).join(' '), /Rebuilt page/, name);
+    }
+  });
+
   test('422 with errors[]: page_range out of order, encrypted without password; core keys 403', async () => {
     const pdf = Buffer.from(await sourcePdf({ label: 'X', pages: 2 })).toString('base64');
     const range = await call({ pdf_data: pdf, options: { page_range: [2, 1] } });
     assert.equal(range.status, 422);
     assert.deepEqual((range.body.errors as Data[]).map((e) => e.field), ['options.page_range']);
+    // A third item is refused, not dropped ([1, 5, 10] may mean three pages).
+    const three = await call({ pdf_data: pdf, options: { page_range: [1, 2, 2] } });
+    assert.equal(three.status, 422);
+    assert.deepEqual((three.body.errors as Data[]).map((e) => [e.field, e.code]), [['options.page_range', 'TOO_LONG']]);
     const locked = Buffer.from(await sourcePdf({ label: 'Y', pages: 1, password: 'pw' })).toString('base64');
     const needs = await call({ pdf_data: locked });
     assert.equal(needs.status, 422);
     assert.match(String(needs.body.type), /\/pdf-password-required$/);
+    assert.match(String(needs.body.detail), /send it in password\./);
     assert.equal((await call({ pdf_data: locked, password: 'pw' })).status, 200);
     const denied = await call({ pdf_data: pdf }, KEYS.core);
     assert.equal(denied.status, 403);

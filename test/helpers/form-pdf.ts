@@ -100,3 +100,27 @@ export async function xfaOnlyPdf(): Promise<Uint8Array> {
   doc.catalog.set(PDFName.of('NeedsRendering'), context.obj(true));
   return doc.save({ useObjectStreams: false });
 }
+
+/**
+ * A text field `name` and an unsigned signature field `signature` whose
+ * widget has no appearance (/AP), as forms made for signing in a viewer
+ * have it; and a text field `blank` drawn by the viewer (/NeedAppearances),
+ * also without /AP. pdf-lib's flatten printed a stack trace for each.
+ */
+export async function unsignedSignatureFormPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page = doc.addPage([612, 792]);
+  page.drawText('Sign below', { x: 50, y: 750, size: 14, font });
+  const form = doc.getForm();
+  form.createTextField('name').addToPage(page, { x: 50, y: 700, width: 300, height: 24, font });
+  const context = doc.context;
+  for (const [kind, name, y] of [['Sig', 'signature', 600], ['Tx', 'blank', 500]] as const) {
+    const widget = context.register(
+      context.obj({ Type: 'Annot', Subtype: 'Widget', FT: kind, T: PDFString.of(name), Rect: [50, y, 250, y + 50], F: 4, P: page.ref, ...(kind === 'Tx' ? { DA: PDFString.of('/Helv 12 Tf 0 g') } : {}) }),
+    );
+    page.node.addAnnot(widget);
+    form.acroForm.addField(widget);
+  }
+  return doc.save({ useObjectStreams: false, updateFieldAppearances: false });
+}

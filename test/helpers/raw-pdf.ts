@@ -61,3 +61,47 @@ export function withBrokenStartxref(pdf: Uint8Array): Uint8Array {
   const text = Buffer.from(pdf).toString('latin1');
   return new Uint8Array(Buffer.from(text.replace(/startxref\n\d+/, 'startxref\n17'), 'latin1'));
 }
+
+/** The offset the file's last startxref gives. */
+function startxrefOf(text: string): number {
+  return Number(/startxref\s+(\d+)\s*%%EOF\s*$/.exec(text)?.[1]);
+}
+
+/** The same file with bytes that are no entry written over its table's first entries, as a bad transfer or edit leaves it (qpdf: "xref syntax invalid"). */
+export function withGarbageInXrefTable(pdf: Uint8Array): Uint8Array {
+  const text = Buffer.from(pdf).toString('latin1');
+  const firstEntry = text.indexOf('\n', text.indexOf('\n', startxrefOf(text)) + 1) + 1;
+  const garbage = 'GARBAGE \x00\x01\x02 GARBAGE';
+  return new Uint8Array(Buffer.from(text.slice(0, firstEntry) + garbage + text.slice(firstEntry + garbage.length), 'latin1'));
+}
+
+/** The same file with every in-use entry of its table `by` bytes past its object (qpdf: "expected n n obj"); the table itself well formed. */
+export function withShiftedXrefOffsets(pdf: Uint8Array, by = 5): Uint8Array {
+  const text = Buffer.from(pdf).toString('latin1');
+  const xref = startxrefOf(text);
+  const table = text.slice(xref).replace(/^(\d{10}) (\d{5}) n/gm, (_, offset: string, gen: string) => `${String(Number(offset) + by).padStart(10, '0')} ${gen} n`);
+  return new Uint8Array(Buffer.from(text.slice(0, xref) + table, 'latin1'));
+}
+
+/**
+ * The file with an incremental update appended (ISO 32000-1 7.5.6): object
+ * 1 written again, `freed` marked free, in a new table whose /Prev is the
+ * old one. `stale` also moves the old table's entry for `freed` off its
+ * object: a sound file still, since the newer section hides that entry.
+ */
+export function withIncrementalUpdate(pdf: Uint8Array, freed: number, stale = false): Uint8Array {
+  let text = Buffer.from(pdf).toString('latin1');
+  const prev = startxrefOf(text);
+  if (stale) {
+    const entry = text.indexOf('\n', text.indexOf('\n', prev) + 1) + 1 + 20 * freed;
+    text = `${text.slice(0, entry)}0000000003${text.slice(entry + 10)}`;
+  }
+  const catalog = /1 0 obj\n([^\n]*)\nendobj/.exec(text)?.[1] ?? '';
+  const size = Number(/\/Size (\d+)/.exec(text.slice(prev))?.[1]);
+  const objectAt = text.length;
+  text += `1 0 obj\n${catalog}\nendobj\n`;
+  const xref = text.length;
+  text += `xref\n1 1\n${String(objectAt).padStart(10, '0')} 00000 n \n${freed} 1\n0000000000 00001 f \n`;
+  text += `trailer\n<< /Size ${size} /Root 1 0 R /Prev ${prev} >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new Uint8Array(Buffer.from(text, 'latin1'));
+}

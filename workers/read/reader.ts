@@ -12,7 +12,7 @@ import { annotationTexts } from './annotation-texts.js';
 import { documentInfo } from './document-info.js';
 import { formFields } from './forms.js';
 import { bookmarks } from './outline.js';
-import { crossReferenceDamaged, REPAIRED_NOTICE } from './repair.js';
+import { repairNotice } from './repair.js';
 import { readText } from './text.js';
 import type { OperatorOptions, Operators, ReaderDocument, ReaderPage, TextItem, TextOptions } from './types.js';
 
@@ -26,7 +26,8 @@ export async function openReader(bytes: Uint8Array, password: string | undefined
   // The pre-check every PDF task shares (untrusted/pdf-bytes.ts): one rule for where the header may be.
   const refusal = checkPdfBytes(bytes, fields.data);
   if (refusal !== undefined) throw invalid(fields, refusal.message);
-  const damaged = crossReferenceDamaged(bytes);
+  // Before pdf.js: it may detach the bytes.
+  const notice = repairNotice(bytes);
   const opened = await openPdf(bytes, password);
   if (!opened.ok) {
     if (opened.reason === 'invalid') {
@@ -34,12 +35,12 @@ export async function openReader(bytes: Uint8Array, password: string | undefined
     }
     const needed = opened.reason === 'password-required' && password === undefined;
     const message = needed
-      ? 'the PDF is encrypted and needs a password to open; send it in password'
-      : 'the password does not open this PDF (neither its user nor its owner password)';
+      ? `the PDF in ${fields.data} is encrypted and needs a password to open; send it in ${fields.password}`
+      : `the password in ${fields.password} does not open the PDF in ${fields.data} (neither its user nor its owner password)`;
     const error = needed ? { field: fields.password, code: 'REQUIRED', message } : { field: fields.password, code: 'INCORRECT', message };
     throw new TaskFailure('pdf-password-required', `${message[0]?.toUpperCase()}${message.slice(1)}.`, [error]);
   }
-  return wrap(opened.document, damaged ? REPAIRED_NOTICE : null);
+  return wrap(opened.document, notice);
 }
 
 function invalid(fields: RequestFields, detail: string, cause?: string): TaskFailure {

@@ -7,9 +7,13 @@ import { decodePdfField } from '../task/pdf-field.js';
 import { TaskFailure } from '../task/json-task.js';
 import type { Base64Value } from '../task/decoded-member.js';
 
-/** [first, last], 1-based, inclusive; `last` past the end is clamped. */
+/**
+ * [first, last], 1-based, inclusive; `last` past the end is clamped. Strict:
+ * a third item is a 422 (TOO_LONG), not dropped, since [1, 5, 10] may mean
+ * pages 1, 5 and 10 and reading 1-5 would answer a different question.
+ */
 export const PageRange = v.pipe(
-  v.tuple([v.pipe(v.number(), v.integer()), v.pipe(v.number(), v.integer())], 'must be [first, last]: two whole page numbers'),
+  v.strictTuple([v.pipe(v.number(), v.integer()), v.pipe(v.number(), v.integer())], 'must be [first, last]: two whole page numbers'),
   v.readonly(),
 );
 

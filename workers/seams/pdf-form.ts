@@ -11,6 +11,7 @@
 // signed form in a viewer. Any other document is written afresh.
 import { PDFAcroCheckBox, PDFAcroSignature, PDFArray, PDFBool, PDFString, PDFButton, PDFCheckBox, PDFDict, PDFDocument, PDFDropdown, PDFHexString, PDFName, PDFNumber, PDFOptionList, PDFRadioGroup, PDFSignature, PDFTextField, type PDFField } from '@cantoo/pdf-lib';
 import { FormAppearances, type FieldLayout } from './pdf-form-appearance.js';
+import { flattenForm } from './pdf-form-flatten.js';
 import { OpenFailure, openSource } from './pdf-structure.js';
 
 export { OpenFailure };
@@ -150,7 +151,7 @@ class PdfLibForm implements FormDocument {
 
   async save(options: { readonly flatten: boolean }): Promise<Uint8Array> {
     if (options.flatten && this.doc.catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict) !== undefined) {
-      this.doc.getForm().flatten({ updateFieldAppearances: false });
+      flattenForm(this.doc);
       // No field left: no form (pdfinfo then says "Form: none").
       this.doc.catalog.delete(PDFName.of('AcroForm'));
     }

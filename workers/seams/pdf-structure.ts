@@ -92,7 +92,7 @@ export async function openSource(bytes: Uint8Array, password: string | undefined
     // reader opens it without asking, so do we (camelot's birdisland.pdf is one).
     if (name === 'EncryptedPDFError' && password === undefined) return openSource(bytes, '', settings);
     if (name === 'EncryptedPDFError' || (password === '' && /password/i.test((error as Error).message))) {
-      throw new OpenFailure('password-required', 'is encrypted and needs its password to open; send it in the password member next to it.');
+      throw new OpenFailure('password-required', 'is encrypted and needs its password to open');
     }
     if (/password/i.test((error as Error).message)) throw new OpenFailure('password-wrong', 'is encrypted and the password given does not open it.');
     throw new OpenFailure('unreadable', UNREADABLE, (error as Error).message.slice(0, 300));

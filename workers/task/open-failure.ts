@@ -10,7 +10,8 @@ import { TaskFailure } from './json-task.js';
 /** An unreadable file is invalid-pdf-data on `field`; a missing or wrong password pdf-password-required on `passwordField`. */
 export function openFailure(error: OpenFailure, field = 'pdf', passwordField = 'password'): TaskFailure {
   if (error.reason === 'unreadable') return TaskFailure.content('invalid-pdf-data', field, 'INVALID_PDF', error.message, error.cause);
-  const message = `The PDF in ${field} ${error.message}`;
+  // The seam does not know the request's names: the route's own password field is named here (compare's password_b, merge's documents[1].password).
+  const message = error.reason === 'password-required' ? `The PDF in ${field} ${error.message}; send it in ${passwordField}.` : `The PDF in ${field} ${error.message}`;
   const entry: FieldError = error.reason === 'password-required' ? { field: passwordField, code: 'REQUIRED', message } : { field: passwordField, code: 'INCORRECT', message };
   return new TaskFailure('pdf-password-required', message, [entry]);
 }

@@ -76,7 +76,11 @@ export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldErr
     // valibot reports a missing key as an issue of the object schema with the
     // key's schema expected and `undefined` received; an unknown key of a
     // strict object expects `never`.
-    if (issue.expected === 'never') {
+    if (issue.type === 'strict_tuple' && issue.expected === 'never') {
+      // An item past a strict tuple's last one: valibot puts the path on the
+      // extra item and expects `never`, which would read as an unknown field.
+      errors.push(tooManyItems(issue));
+    } else if (issue.expected === 'never') {
       errors.push({ field, code: 'UNKNOWN_FIELD', message: 'Unknown field; check its spelling against the contract.' });
     } else if (issue.kind === 'schema' && issue.received === 'undefined') {
       errors.push({ field, code: 'REQUIRED', message: 'This field is required.' });
@@ -85,6 +89,18 @@ export function toFieldErrors(issues: readonly v.BaseIssue<unknown>[]): FieldErr
     }
   }
   return errors;
+}
+
+/** A strict tuple given more items than it has: the tuple's field, TOO_LONG, its own message kept. */
+function tooManyItems(issue: v.BaseIssue<unknown>): FieldError {
+  const path = issue.path ?? [];
+  const extra = path.at(-1);
+  const taken = typeof extra?.key === 'number' ? extra.key : undefined;
+  const given = Array.isArray(extra?.input) ? extra.input.length : undefined;
+  const count = taken === undefined || given === undefined ? 'too many items' : `${given} items where at most ${taken} are taken`;
+  // valibot's own message here is "Invalid type: Expected never ...", which says nothing to a client.
+  const message = issue.message.startsWith('Invalid type:') ? `Has ${count}.` : `${ownMessage(issue.message)} (this one has ${count})`;
+  return { field: fieldPath(path.slice(0, -1)), code: 'TOO_LONG', message };
 }
 
 /** A one-line summary for `detail`, naming the first field. */
