@@ -14,6 +14,8 @@
 // Words are cut by Intl.Segmenter (ICU's dictionaries), which also finds
 // words in Chinese, Japanese and Thai text written without spaces.
 
+import { segmentsOf } from '../util/segments.js';
+
 export const LEXICAL_MODEL = 'platen-lexical-v1';
 export const MIN_DIMENSIONS = 64;
 export const MAX_DIMENSIONS = 4096;
@@ -31,7 +33,7 @@ export function embedText(text: string, dimensions: number, normalize: boolean):
   const counts = new Map<string, number>();
   const bump = (feature: string, weight: number) => counts.set(feature, (counts.get(feature) ?? 0) + weight);
   let previous: string | undefined;
-  for (const { segment, isWordLike } of words.segment(text.normalize('NFKC').toLowerCase())) {
+  for (const { segment, isWordLike } of segmentsOf(words, text.normalize('NFKC').toLowerCase())) {
     if (isWordLike !== true) continue;
     bump(`w\u0000${segment}`, WORD_WEIGHT);
     if (previous !== undefined) bump(`p\u0000${previous}\u0000${segment}`, PAIR_WEIGHT);

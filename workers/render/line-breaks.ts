@@ -9,6 +9,7 @@
 // whitespace-only breaking (no break after a hyphen, as before), so Latin
 // documents lay out exactly as they did and pay nothing for this.
 import { createRequire } from 'node:module';
+import { segmentsOf } from '../util/segments.js';
 
 interface Break {
   readonly position: number;
@@ -36,7 +37,7 @@ export function breakOpportunities(text: string): ReadonlySet<number> | undefine
     if (!found.required) breaks.add(found.position);
   }
   for (const run of text.matchAll(SOUTH_EAST_ASIAN_RUN)) {
-    for (const { index } of wordSegmenter.segment(run[0])) if (index > 0) breaks.add(run.index + index);
+    for (const { index } of segmentsOf(wordSegmenter, run[0])) if (index > 0) breaks.add(run.index + index);
   }
   return breaks;
 }
