@@ -28,6 +28,7 @@ import { drawLine, layoutLines, prepareSpans, REORDERED_SCRIPTS, type Line, type
 import type { DrawFieldText, FieldTextBox, FieldTextDrawing } from '../seams/pdf-form.js';
 import { withFieldBook } from './field-book.js';
 import { drawRow } from './field-row.js';
+import { segmentsOf } from '../util/segments.js';
 
 /** pdf-lib's bounds for an automatic size: 4 pt at least; multi-line text from 12 pt down, as pdf-form-appearance.ts does. */
 const MIN_SIZE = 4;
@@ -119,7 +120,12 @@ function drawComb(canvas: PageCanvas, box: FieldTextBox, text: string, book: Fon
   const cells = box.maxLength as number;
   const cellWidth = inside.width / cells;
   const { base, levels } = paragraphLevels(text);
-  const logical = [...graphemes.segment(text)].map(({ segment, index }) => ({ segment, level: levels?.[index] ?? base })).slice(0, cells);
+  // Only the graphemes the comb has cells for (a long value's every grapheme was once kept, each with a copy of the value).
+  const logical: { segment: string; level: number }[] = [];
+  for (const { segment, index } of segmentsOf(graphemes, text)) {
+    if (logical.length === cells) break;
+    logical.push({ segment, level: levels?.[index] ?? base });
+  }
   const visual = reorder(logical);
   let size = box.fontSize;
   if (size === 0) {

@@ -9,6 +9,7 @@
 import { displayOrder } from './layout/logical-order.js';
 import { NO_SPACE_SCRIPT } from './layout/lines.js';
 import type { TextItem } from './types.js';
+import { segmentsOf } from '../util/segments.js';
 
 export type Granularity = 'span' | 'word' | 'char';
 
@@ -89,7 +90,7 @@ export function splitItem(item: TextItem, granularity: Granularity, language?: s
   });
   codePointAt.push(chars.length);
   const spans: { text: string; from: number; to: number }[] = [];
-  for (const segment of segmenter(language).segment(item.text)) {
+  for (const segment of segmentsOf(segmenter(language), item.text)) {
     if (segment.segment.trim() === '') continue;
     const from = codePointAt[segment.index] as number;
     const to = codePointAt[segment.index + segment.segment.length] as number;

@@ -4,7 +4,8 @@
 // is quadratic: measured here, 240 KB of Latin words took 23 s to cut into
 // words, 176 KB of Thai 10.7 s, 200 KB of English 2.2 s into sentences. A
 // client's text reaches it in add_text (Thai line breaks), the built-in
-// embedding model and the chunker's sentences. So a long text is segmented
+// embedding model, the chunker's sentences, the reader's words (a PDF's text
+// item) and fill-form's comb fields. So a long text is segmented
 // in pieces of at most PIECE code units, each ended where the whole text
 // has a boundary too, so the segments are the ones the whole text gives
 // (test/unit/segments.test.ts compares them).
