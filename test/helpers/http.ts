@@ -1,4 +1,5 @@
 // Small request helpers for black-box tests.
+import assert from 'node:assert/strict';
 import { qpdfCheck } from './pdf-tools.js';
 import { KEYS, bearer } from './keys.js';
 
@@ -33,6 +34,15 @@ export async function readProblem(response: Response): Promise<Problem & { slug:
   if (type !== 'application/problem+json') throw new Error(`expected application/problem+json, got ${type} (status ${response.status})`);
   const problem = (await response.json()) as Problem;
   return { ...problem, slug: problem.type.slice(problem.type.lastIndexOf('/') + 1) };
+}
+
+/** Asserts a 422 invalid-pdf-data on the `pdf` member (INVALID_PDF) whose detail matches `detail`. */
+export async function assertInvalidPdf(response: Response, detail: RegExp): Promise<void> {
+  assert.equal(response.status, 422);
+  const problem = await readProblem(response);
+  assert.equal(problem.slug, 'invalid-pdf-data');
+  assert.match(problem.detail ?? '', detail);
+  assert.deepEqual(problem.errors?.map((e) => [e.field, e.code]), [['pdf', 'INVALID_PDF']]);
 }
 
 /** Renders a request that must succeed; returns the PDF, checked by qpdf, or fails with the server's answer. */
