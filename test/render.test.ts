@@ -164,6 +164,9 @@ describe('render', () => {
       [{ operations: [{ type: 'add_text', text: 'off the page', x: 700, y: 10 }] }, 'operations[0].x'],
       [{ operations: [{ type: 'add_text', text: 'a\nb\nc\nd', x: 50, y: 800 }] }, 'operations[0].y'],
       [{ operations: [{ type: 'add_text', text: 'x'.repeat(200_000), x: 590, y: 10 }] }, 'operations[0].y'],
+      // Absolute text past the right edge was cut there, a 200 without it.
+      [{ operations: [{ type: 'add_text', text: 'a long line of text', x: 500, y: 100, width: 14_400 }] }, 'operations[0].width'],
+      [{ operations: [{ type: 'add_text', text: 'abc', x: 595.2, y: 100 }] }, 'operations[0].x'],
       // A line taller than a page's content box: its glyphs were drawn below the page, a 200 without the text.
       [{ operations: [{ type: 'set_font', size: 300, line_height: 5 }, { type: 'add_text', text: 'Q' }] }, 'operations[1]'],
       [{ page_size: 'A7', operations: [{ type: 'add_text', text: 'Q', size: 300 }] }, 'operations[0]'],

@@ -78,7 +78,14 @@ function place(op: v.InferOutput<typeof schema>, context: RenderContext, at: str
     }
     // Up to the right margin, or to the page edge for text placed in the margin itself.
     const toMargin = page.width - flow.margins.right - op.x;
-    const width = op.width ?? (toMargin >= 1 ? toMargin : page.width - op.x);
+    const toEdge = page.width - op.x;
+    if (op.width !== undefined && op.width > toEdge + 0.01) {
+      // Its lines would be set (aligned, wrapped) in a box partly off the page, and cut at its edge.
+      throw new RenderError([
+        { field: `${at}.width`, code: 'OUT_OF_RANGE', message: `runs past the right edge of the page: at most ${+toEdge.toFixed(2)} pt fit from x; give a smaller width, or place the text further left` },
+      ]);
+    }
+    const width = op.width ?? (toMargin >= 1 ? toMargin : toEdge);
     const room = page.height - op.y;
     const lines = withGlyphCheck(`${at}.text`, () => layoutLines(spans, width, context.fonts, room, op.direction));
     if (lines.reduce((sum, line) => sum + line.height, 0) > room + 0.01) {
@@ -86,6 +93,10 @@ function place(op: v.InferOutput<typeof schema>, context: RenderContext, at: str
       throw new RenderError([
         { field: `${at}.y`, code: 'OUT_OF_RANGE', message: 'the text runs past the bottom of the page; place it higher, give it more width, or let it flow' },
       ]);
+    }
+    if (lines.some((line) => line.width > toEdge + 0.01)) {
+      // A word wider than the room left (text placed a point from the edge) is drawn whole, past it.
+      throw new RenderError([{ field: `${at}.x`, code: 'OUT_OF_RANGE', message: 'the text runs past the right edge of the page; place it further left' }]);
     }
     begin(op, context, op.y);
     drawLines(page, lines, op.x, op.y, width, alignment);
