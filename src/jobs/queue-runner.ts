@@ -21,13 +21,25 @@
 // Cancelling reaches the node that runs the job through Redis pub/sub; the
 // running task is aborted there. Progress is written to Redis while a job
 // runs, so a poll on any node sees it.
+//
+// Redis unavailable while a job is picked up, runs or finishes: the job's
+// own store reads and writes are tried again until Redis is back
+// (PatientJobStore), for at most the lock's duration, so a blip costs a
+// pause and no re-render. Past that (or for a read the patient store does
+// not cover), the job is put back in the queue for any node to run again
+// (BullMQ's manual delay: Job.moveToDelayed, then DelayedError, which
+// BullMQ neither completes nor fails). The job's queue entry is never
+// acknowledged before its record is final: BullMQ fails a job whose
+// processor throws and, with one attempt and removeOnFail, deletes it.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Queue, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { TERMINAL, type JobExecutor, type JobRecord } from '../store/jobs.js';
 import { RedisConnection } from '../store/redis/connection.js';
+import { DependencyUnavailable } from '../unavailable.js';
 import { executeJob, type ExecuteOptions } from './execute.js';
+import { PatientJobStore } from './patient-store.js';
 import { JobWaiters } from './waiters.js';
 
 export interface QueueRunnerOptions extends ExecuteOptions {
@@ -51,6 +63,9 @@ const LOWEST_PRIORITY = 2_097_151;
  */
 const COUNT_OFF = `local n = redis.call('DECR', KEYS[1]) if n <= 0 then redis.call('DEL', KEYS[1]) end return n`;
 
+/** A failed job's error when the runner threw (a bug). */
+const INTERNAL_FAILURE = 'an internal error stopped the job; the server log has the details';
+
 /** How often a running job's progress is written to Redis. */
 const PROGRESS_EVERY_MS = 250;
 
@@ -67,11 +82,17 @@ export class QueueRunner implements JobExecutor {
   readonly #connections: Redis[];
   readonly #running = new Map<string, Running>();
   readonly #waiters = new JobWaiters();
+  /** The store as the runs use it: patient while Redis is unavailable. */
+  readonly #store: PatientJobStore;
+  /** Fires on close(): ends the patient store's waits. */
+  readonly #closing = new AbortController();
   #closed = false;
 
   constructor(private readonly options: QueueRunnerOptions) {
     const { redis, url, lockMs } = options;
     const prefix = redis.key('bull');
+    // Past the lock's duration without Redis, the lock may be gone and the job already running elsewhere: stop waiting then.
+    this.#store = new PatientJobStore(options.store, { limitMs: lockMs, signal: this.#closing.signal });
     // Submissions fail fast (503) while Redis is down rather than queue in memory.
     const queueConnection = new Redis(url, { ...RedisConnection.options(), enableOfflineQueue: false });
     // BullMQ's workers block on Redis: no per-request retry limit (its documented requirement).
@@ -82,7 +103,7 @@ export class QueueRunner implements JobExecutor {
     for (const connection of this.#connections) connection.on('error', () => undefined);
     this.#queue = new Queue('jobs', { connection: queueConnection, prefix });
     this.#queue.on('error', () => undefined);
-    this.#worker = new Worker('jobs', (job) => this.#process(job), {
+    this.#worker = new Worker('jobs', (job, token) => this.#process(job, token), {
       connection: workerConnection,
       prefix,
       concurrency: options.concurrency,
@@ -92,7 +113,19 @@ export class QueueRunner implements JobExecutor {
       maxStalledCount: 3,
     });
     this.#worker.on('error', () => undefined);
-    this.#worker.on('failed', (job, error) => this.options.logger.error({ job: job?.id, err: error }, 'queued job failed in the runner'));
+    this.#worker.on('failed', (job, error) => {
+      this.options.logger.error({ job: job?.id, err: error }, 'queued job failed in the runner');
+      // Failed jobs leave the queue (removeOnFail): the record must not stay unfinished with nothing left to run it.
+      // Besides a bug (#process marks those), BullMQ fails a job that stalled more than maxStalledCount times
+      // without calling the processor ("job stalled more than allowable limit").
+      const id = (job?.data as { id?: string } | undefined)?.id;
+      if (id === undefined) return;
+      const detail =
+        error.name === 'UnrecoverableError'
+          ? `the job was interrupted ${job?.attemptsStarted ?? 0} times without finishing (its node stopped, or lost Redis for longer than PLATEN_JOB_LOCK_MS)`
+          : INTERNAL_FAILURE;
+      void this.#store.update(id, { status: 'failed', completedAt: new Date().toISOString(), error: detail }, ['pending', 'running']).catch(() => undefined);
+    });
     // One subscriber connection for both: cancels (abort the job here if it runs here) and settled jobs (wake long polls here).
     void this.#cancels.subscribe(this.#cancelChannel(), this.#settledChannel()).catch(() => undefined);
     this.#cancels.on('message', (channel: string, id: string) => {
@@ -121,10 +154,27 @@ export class QueueRunner implements JobExecutor {
 
   async progress(job: JobRecord): Promise<number | null> {
     if (job.status === 'completed') return 100;
-    if (job.status === 'pending') return 0;
     if (TERMINAL.has(job.status)) return null;
-    const value = await this.options.redis.run((client) => client.get(this.#progressKey(job.id)));
+    const value = job.status === 'pending' ? null : await this.options.redis.run((client) => client.get(this.#progressKey(job.id)));
+    // A fresh pending job (the 201's own answer) is in the queue: not worth a command.
+    const stale = job.status === 'running' || Date.parse(job.createdAt) < Date.now() - this.options.lockMs;
+    if (value === null && stale) await this.#requeueIfLost(job).catch(() => undefined);
     return value === null ? 0 : Number(value);
+  }
+
+  /**
+   * Queues again an unfinished job that has no queue entry: one that a
+   * version before PatientJobStore lost to a Redis outage, its record left
+   * `pending` or `running` for ever. Checked when a poll finds no progress
+   * (a job pending for longer than the lock, or a running one nobody runs),
+   * so it costs one command there and none for a job that runs. A poll
+   * that races the job's completion may queue it twice: the second run
+   * finds the record final and does nothing.
+   */
+  async #requeueIfLost(job: JobRecord): Promise<void> {
+    if ((await this.options.redis.run(() => this.#queue.getJobState(job.id))) !== 'unknown') return;
+    this.options.logger.warn({ job: job.id, status: job.status }, 'an unfinished job had no queue entry; queued again');
+    await this.enqueue(job);
   }
 
   async cancel(id: string): Promise<JobRecord | undefined> {
@@ -147,6 +197,7 @@ export class QueueRunner implements JobExecutor {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closing.abort();
     this.#waiters.releaseAll();
     for (const running of this.#running.values()) running.controller.abort();
     await this.#worker.close(true).catch(() => undefined);
@@ -154,7 +205,7 @@ export class QueueRunner implements JobExecutor {
     for (const connection of this.#connections) connection.disconnect();
   }
 
-  async #process(job: Job): Promise<void> {
+  async #process(job: Job, token: string | undefined): Promise<void> {
     // Jobs queued by a version before fair ordering carry no owner.
     const { id, owner = '' } = job.data as { id: string; owner?: string };
     if (owner !== '' && job.attemptsStarted <= 1) {
@@ -170,7 +221,7 @@ export class QueueRunner implements JobExecutor {
     try {
       for (;;) {
         const outcome = await executeJob(
-          this.options,
+          { ...this.options, store: this.#store },
           id,
           { signal: running.controller.signal, progress: running.progress },
           { id: owner, weight: this.options.weightOf(owner) },
@@ -184,10 +235,32 @@ export class QueueRunner implements JobExecutor {
         }
         await sleep(RETRY_MS);
       }
+    } catch (error) {
+      // Shutting down: as above, the lock runs out and the job runs again.
+      if (this.#closed) await new Promise<never>(() => undefined);
+      if (error instanceof DependencyUnavailable) return await this.#handBack(job, token, id);
+      // A bug: BullMQ fails the job and drops it; its record says so rather than staying `running` for ever.
+      await this.#store
+        .update(id, { status: 'failed', completedAt: new Date().toISOString(), error: INTERNAL_FAILURE }, ['pending', 'running'])
+        .catch(() => undefined);
+      throw error;
     } finally {
       clearInterval(reporter);
       this.#running.delete(id);
     }
+  }
+
+  /**
+   * Redis stayed unavailable longer than the patient store waits: the job
+   * goes back to the queue (moveToDelayed keeps its attempts and priority)
+   * and DelayedError tells BullMQ to leave it there. The worker's connection
+   * queues the command until Redis is back. If the lock ran out meanwhile
+   * the move fails, and the stalled-job check has put the job back already.
+   */
+  async #handBack(job: Job, token: string | undefined, id: string): Promise<never> {
+    this.options.logger.warn({ job: id }, 'redis unavailable while running a queued job; it goes back to the queue to run again');
+    await job.moveToDelayed(Date.now() + RETRY_MS, token);
+    throw new DelayedError();
   }
 
   /** How many of this owner's jobs wait in the queue: the next one's rank. */
