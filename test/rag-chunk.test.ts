@@ -10,6 +10,10 @@ import { KEYS, bearer } from './helpers/keys.js';
 import { assertMatchesContract, loadContract, type Contract, type Node } from './helpers/openapi.js';
 import { readProblem, renderPdf } from './helpers/http.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { chunkElements, type Strategy } from '../workers/rag/chunk.js';
+import type { Element } from '../workers/rag/document.js';
+import { countTokens, loadTokenizer } from '../workers/seams/tokenizer.js';
+import { sentences } from '../workers/rag/sentences.js';
 
 const PATH = '/v1/rag/chunk';
 
@@ -144,10 +148,11 @@ describe('POST /v1/rag/chunk', () => {
     assert.notEqual(other.document_id, a.document_id);
   });
 
-  test('fixed windows hold exactly max_chunk_size tokens but the last, and advance by size minus overlap', async () => {
+  test('fixed windows hold max_chunk_size tokens (or one fewer) but the last, never more, and advance by size minus overlap', async () => {
     const data = await chunk(pdf, { strategy: 'fixed', max_chunk_size: 100, chunk_overlap: 20 });
     assert.ok(data.chunks.length > 5);
-    for (const c of data.chunks.slice(0, -1)) assert.ok(c.token_count >= 95 && c.token_count <= 101, `${c.token_count}`);
+    for (const c of data.chunks.slice(0, -1)) assert.ok(c.token_count >= 99 && c.token_count <= 100, `${c.token_count}`);
+    assert.ok((data.chunks.at(-1)?.token_count ?? 0) <= 100);
     const [a, b] = data.chunks as [Chunk, Chunk];
     // The second window begins inside the first: its first words are among the first window's last.
     const start = squash(b.text).split(' ').slice(0, 4).join(' ');
@@ -194,6 +199,7 @@ describe('POST /v1/rag/chunk', () => {
       [{ strategy: 'sentences' }, 'options.strategy'],
       [{ max_chunk_size: 8 }, 'options.max_chunk_size'],
       [{ max_chunk_size: 100, chunk_overlap: 100 }, 'options.chunk_overlap'],
+      [{ max_chunk_size: 48, chunk_overlap: 64 }, 'options.chunk_overlap'],
       [{ language: 'not a tag' }, 'options.language'],
     ] as const) {
       const response = await call({ pdf_data: base64, options });
@@ -205,6 +211,17 @@ describe('POST /v1/rag/chunk', () => {
     assert.equal((await readProblem(response)).slug, 'invalid-pdf-data');
   });
 
+  test('max_chunk_size alone, 32 to 64 included, is served: the default overlap is a quarter of it, at most 64', async () => {
+    for (const size of [32, 48, 64]) {
+      const data = await chunk(pdf, { strategy: 'fixed', max_chunk_size: size });
+      const [a, b] = data.chunks as [Chunk, Chunk];
+      assert.ok(data.chunks.every((c) => c.token_count <= size));
+      // Windows start size - size/4 tokens apart: the second begins with the first's last quarter.
+      const start = squash(b.text).split(' ').slice(0, 2).join(' ');
+      assert.ok(squash(a.text).includes(start), `${size}: "${start}" not in the first window`);
+    }
+  });
+
   test('pro and core keys get 403; a pro deployment has no such route', async () => {
     for (const key of [KEYS.pro, KEYS.core]) assert.equal((await readProblem(await call({ pdf_data: 'x' }, key))).slug, 'capability-denied');
     const pro = await startTestServer({ PLATEN_EDITION: 'pro' });
@@ -213,6 +230,60 @@ describe('POST /v1/rag/chunk', () => {
       assert.equal(response.status, 404);
     } finally {
       await pro.close();
+    }
+  });
+});
+
+describe('chunkElements, in process: no chunk is longer than max_chunk_size counted again', () => {
+  before(() => loadTokenizer());
+
+  // Words whose tokens inside a sentence are not their tokens alone ("unbelievable", numbers, a long
+  // run of x), characters o200k_base spells in several byte tokens (rare CJK, emoji), and other scripts.
+  const WORDS = ['harbour', 'unbelievable', 'ledger', '12345', '3.14159', 'naïve', 'café', '東京都', '日本語の文章', '😀', '—', '"quoted"', "it's", 'Mr.', '(see p. 4)', 'x'.repeat(30), 'ﬁnance', 'Übermaß', 'ثلاثة', 'привет', '<|endoftext|>'];
+  function elements(seed: number): Element[] {
+    let state = seed;
+    const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const words = (n: number) => Array.from({ length: n }, () => `${WORDS[Math.floor(next() * WORDS.length)]}${next() < 0.15 ? '.' : ''}`).join(' ');
+    const out: Element[] = [];
+    for (let page = 1; page <= 2; page++) {
+      for (let e = 0; e < 5; e++) out.push((e === 0 ? { kind: 'heading', level: 1, text: words(3), page } : { kind: 'paragraph', text: words(10 + Math.floor(next() * 90)), page }) as Element);
+    }
+    return out;
+  }
+
+  test('fixed windows: at most max_chunk_size, all but the last max_chunk_size or one fewer, no character cut', () => {
+    let windows = 0;
+    for (const [size, overlap] of [[32, 0], [32, 8], [48, 12], [64, 63], [100, 20], [512, 64]] as const) {
+      for (let seed = 1; seed <= 8; seed++) {
+        const input = elements(seed);
+        const chunks = chunkElements(input, { strategy: 'fixed', maxTokens: size, overlapTokens: overlap, preserveStructure: true, language: 'en' });
+        const counts = chunks.map((c) => countTokens(c.text));
+        counts.forEach((count, i) => {
+          assert.ok(count <= size, `size ${size}, overlap ${overlap}, seed ${seed}: window ${i} has ${count} tokens`);
+          if (i < counts.length - 1) assert.ok(count >= size - 1, `size ${size}, overlap ${overlap}, seed ${seed}: window ${i} has ${count} tokens`);
+          assert.ok(!chunks[i]?.text.includes('\uFFFD'), `a character cut in window ${i}`);
+        });
+        // Without overlap, the windows are the text, every character once.
+        if (overlap === 0) assert.equal(chunks.map((c) => c.text).join('').replace(/\s+/g, ''), input.map((e) => (e.kind === 'table' ? '' : e.text)).join('').replace(/\s+/g, ''));
+        windows += counts.length;
+      }
+    }
+    assert.ok(windows > 200);
+  });
+
+  test('semantic and page chunks stay within the size when every sentence fits in one', () => {
+    const short = (seed: number) => elements(seed).map((e) => (e.kind === 'paragraph' ? { ...e, text: e.text.replace(/x{30}/g, 'x').replace(/ /g, (_, at: number) => (at % 5 === 0 ? '. ' : ' ')) } : e));
+    for (const strategy of ['semantic', 'page'] as Strategy[]) {
+      for (const [size, overlap] of [[32, 8], [64, 16], [128, 0]] as const) {
+        for (let seed = 1; seed <= 6; seed++) {
+          for (const c of chunkElements(short(seed), { strategy, maxTokens: size, overlapTokens: overlap, preserveStructure: true, language: 'en' })) {
+            const count = countTokens(c.text);
+            // The documented exception: a sentence (as the chunker cuts them) longer than a chunk stays whole.
+            const sentenceTooLong = c.text.split(/\n\n/).some((p) => sentences(p, 'en').some((one) => countTokens(one) > size));
+            assert.ok(count <= size || sentenceTooLong, `${strategy} ${size}/${overlap} seed ${seed}: ${count} tokens: ${JSON.stringify(c.text)}`);
+          }
+        }
+      }
     }
   });
 });

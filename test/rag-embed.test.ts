@@ -212,6 +212,31 @@ describe('POST /v1/rag/embed with a remote OpenAI-compatible provider', () => {
     assert.equal(answer.status, 502);
   });
 
+  test('an answer naming one index twice is 502, not a 500', async () => {
+    provider.script = [(_req, res, input) => res.end(JSON.stringify({ data: input.map(() => ({ index: 0, embedding: [1, 2, 3] })) }))];
+    const answer = await call(s, { inputs: five.slice(0, 2), model: 'text-embedding-3-small' });
+    assert.equal(answer.status, 502, JSON.stringify(answer.body));
+    assert.match(String(answer.body.type), /\/embeddings-provider-failed$/);
+    assert.match(String(answer.body.detail), /index 0 twice/);
+  });
+
+  test('a vector of zeros is 502, normalised or not: it has no direction to compare', async () => {
+    provider.script = [(_req, res, input) => res.end(JSON.stringify({ data: input.map((_, index) => ({ index, embedding: [0, 0, 0] })) }))];
+    for (const normalize of [true, false]) {
+      const answer = await call(s, { inputs: five.slice(0, 2), model: 'text-embedding-3-small', options: { normalize } });
+      assert.equal(answer.status, 502, JSON.stringify(answer.body));
+      assert.match(String(answer.body.detail), /vector of zeros/);
+    }
+  });
+
+  test('huge values normalise to unit vectors instead of overflowing to zeros', async () => {
+    provider.script = [(_req, res, input) => res.end(JSON.stringify({ data: input.map((_, index) => ({ index, embedding: [1e308, -1e308, 1e308, 0] })) }))];
+    const answer = await call(s, { inputs: five.slice(0, 1), model: 'text-embedding-3-small' });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const vector = (answer.body.data as unknown as { embeddings: Embedding[] }).embeddings[0]?.vector ?? [];
+    assert.deepEqual(vector.map((x) => Math.round(x * 1e6) / 1e6), [0.57735, -0.57735, 0.57735, 0]);
+  });
+
   test('an unknown model lists the deployment\'s models, remote ones included', async () => {
     const answer = await call(s, { inputs: five.slice(0, 1), model: 'ada' });
     assert.equal(answer.status, 422);

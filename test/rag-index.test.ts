@@ -80,6 +80,18 @@ describe('POST /v1/rag/index and /v1/rag/search, embedded store', () => {
     }
   });
 
+  test('a query without words is 422 on query, not an empty answer: its vector is zero and near nothing', async () => {
+    for (const query of ['   ', '?!', '… — ;']) {
+      const response = await post(s.base, '/v1/rag/search', { query, vector_store: { collection: 'towns' } });
+      await assertMatchesContract(accel, 'post', '/v1/rag/search', response.clone());
+      const problem = await readProblem(response);
+      assert.equal(response.status, 422, `${JSON.stringify(query)}: ${problem.detail}`);
+      assert.equal(problem.errors?.[0]?.field, 'query');
+      assert.match(problem.detail ?? '', /no words/);
+    }
+    assert.equal((await search(s, { query: 'lamp?', vector_store: { collection: 'towns' } })).results.length, 4);
+  });
+
   test('top_k, min_score and filters narrow the results', async () => {
     const one = await search(s, { query: 'lighthouse lamp', vector_store: { collection: 'towns' }, options: { top_k: 1 } });
     assert.equal(one.results.length, 1);

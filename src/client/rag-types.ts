@@ -10,7 +10,7 @@ export interface ChunkRequest {
     readonly strategy?: 'semantic' | 'fixed' | 'page';
     /** Tokens (o200k_base); 32 to 8192, default 512. */
     readonly max_chunk_size?: number;
-    /** Tokens, smaller than max_chunk_size; default 64. */
+    /** Tokens, smaller than max_chunk_size; default a quarter of max_chunk_size, at most 64. */
     readonly chunk_overlap?: number;
     readonly preserve_structure?: boolean;
     /** BCP 47; detected when absent. */

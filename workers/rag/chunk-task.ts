@@ -21,10 +21,19 @@ export const LanguageTag = v.pipe(v.string(), v.regex(/^[A-Za-z]{2,8}(-[A-Za-z0-
 export const ChunkOptions = v.strictObject({
   strategy: v.optional(v.picklist(['semantic', 'fixed', 'page'] as const), 'semantic'),
   max_chunk_size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(32), v.maxValue(8192)), 512),
-  chunk_overlap: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 64),
+  chunk_overlap: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
   preserve_structure: v.optional(v.boolean(), true),
   language: v.optional(LanguageTag),
 });
+
+/**
+ * The overlap when the request gives none: a quarter of the chunk, at most
+ * 64 tokens (64 at the default 512). A fixed 64 refused every max_chunk_size
+ * from 32 to 64 sent alone, blaming a chunk_overlap the client never sent.
+ */
+export function defaultOverlap(maxChunkSize: number): number {
+  return Math.min(64, Math.floor(maxChunkSize / 4));
+}
 
 const ChunkRequest = v.strictObject({
   pdf_data: base64Member(v.pipe(v.string(), v.minLength(1, 'must be non-empty base64 data'))),
@@ -58,7 +67,8 @@ export async function chunkPdf(
   options: v.InferOutput<typeof ChunkOptions>,
   limits: ReadOptions,
 ): Promise<ChunkedDocument> {
-  if (options.chunk_overlap >= options.max_chunk_size) {
+  const overlap = options.chunk_overlap ?? defaultOverlap(options.max_chunk_size);
+  if (overlap >= options.max_chunk_size) {
     throw TaskFailure.field('options.chunk_overlap', 'OUT_OF_RANGE', `must be smaller than max_chunk_size (${options.max_chunk_size})`);
   }
   const bytes = decodePdf(base64, 'pdf_data');
@@ -74,7 +84,7 @@ export async function chunkPdf(
     const chunks = chunkElements(elements, {
       strategy: options.strategy,
       maxTokens: options.max_chunk_size,
-      overlapTokens: options.chunk_overlap,
+      overlapTokens: overlap,
       preserveStructure: options.preserve_structure,
       language: language ?? undefined,
     });

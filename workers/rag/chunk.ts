@@ -5,15 +5,17 @@
 //   too large for one chunk is cut between sentences, never inside one; the
 //   overlap carries the previous chunk's last whole sentences forward within
 //   the same section. A sentence longer than a whole chunk stays whole (it
-//   is the one case a chunk exceeds max_chunk_size), unless it is so long
+//   and a table row larger than a chunk are the cases a chunk exceeds
+//   max_chunk_size), unless it is so long
 //   (past LONG_SENTENCE_FACTOR chunks) that it is no sentence but unpunctuated
 //   text, which is cut in token windows.
-// - fixed: windows of max_chunk_size tokens, advancing by size - overlap.
+// - fixed: token windows of at most max_chunk_size tokens counted again on
+//   their own text, each starting overlap tokens before the last one ended.
 // - page: one chunk per page, cut between sentences when a page is too large.
 // With preserve_structure a table is a chunk of its own, as Markdown (cut
 // between rows, header repeated, when it is too large); without it, its
 // Markdown is one more paragraph.
-import { countTokens, decodeTokens, encodeTokens } from '../seams/tokenizer.js';
+import { countTokens, tokenOffsets } from '../seams/tokenizer.js';
 import type { Element } from './document.js';
 import { sentences } from './sentences.js';
 
@@ -107,7 +109,7 @@ function sentencePieces(text: string, page: number, settings: ChunkSettings): Pi
   return sentences(text, settings.language).flatMap((sentence, index) => {
     const whole = piece(sentence, page, index === 0);
     if (whole.tokens <= settings.maxTokens * LONG_SENTENCE_FACTOR) return [whole];
-    return tokenWindows(sentence, settings.maxTokens, 0).map((window, w) => piece(window, page, index === 0 && w === 0));
+    return tokenWindows(sentence, settings.maxTokens, 0).map((window, w) => piece(window.text, page, index === 0 && w === 0));
   });
 }
 
@@ -156,22 +158,60 @@ function tableParts(rows: readonly string[], maxTokens: number): string[] {
   return parts;
 }
 
-function tokenWindows(text: string, size: number, overlap: number): string[] {
-  const tokens = encodeTokens(text);
-  const step = Math.max(1, size - overlap);
-  const windows: string[] = [];
-  for (let start = 0; start < tokens.length; start += step) {
-    windows.push(decodeTokens(tokens.slice(start, start + size)).trim());
-    if (start + size >= tokens.length) break;
+/**
+ * Windows over a text, each of at most `size` tokens counted again on its own
+ * text, each starting `overlap` of the whole text's tokens before the end of
+ * the one before (`size - overlap` after its start, unless that window had to
+ * end sooner or could end later), so no text is skipped. Cut between two of the text's tokens, a window's text does
+ * not always re-tokenise to the tokens it was cut from: "unbelievable" is
+ * " unbel", "ievable" inside the sentence but "ie", "vable" from the cut, a
+ * trimmed "\n\n" is a token less, and a BPE merge may span the cut. So the
+ * count of the window's own text decides: a window over `size` gives up
+ * tokens at its end until it fits, one under takes more while they fit. All
+ * but the last thus hold `size` tokens, unless one more token of the text
+ * would re-count as two (measured: 0.1% of windows over mixed Latin, CJK and
+ * emoji text, short by one).
+ */
+function tokenWindows(text: string, size: number, overlap: number): { from: number; text: string }[] {
+  const { tokens, offsets } = tokenOffsets(text);
+  const at = (boundary: number) => offsets[boundary] as number;
+  const cut = (from: number, to: number) => text.slice(at(from), at(to)).trim();
+  const windows: { from: number; text: string }[] = [];
+  for (let start = 0; start < tokens.length; ) {
+    let end = Math.min(tokens.length, start + size);
+    let window = cut(start, end);
+    let count = countTokens(window);
+    while (count > size && end > start + 1) {
+      end = Math.max(start + 1, end - (count - size));
+      window = cut(start, end);
+      count = countTokens(window);
+    }
+    // Grows by what is missing, halving the step when that overshoots.
+    for (let more = size - count; more > 0 && end < tokens.length; ) {
+      const to = Math.min(tokens.length, end + more);
+      const longer = cut(start, to);
+      const longerCount = countTokens(longer);
+      if (longerCount <= size) {
+        [end, window, count, more] = [to, longer, longerCount, size - longerCount];
+      } else {
+        more = Math.floor(more / 2);
+      }
+    }
+    const raw = text.slice(at(start));
+    windows.push({ from: at(start) + raw.length - raw.trimStart().length, text: window });
+    if (end >= tokens.length) break;
+    // chunk_overlap tokens before this window's end, wherever its end came to be: never a token skipped, never more overlap than asked.
+    start = Math.max(start + 1, end - overlap);
   }
-  return windows;
+  return windows.filter((w) => w.text !== '');
 }
 
-/** Token windows over the text in reading order; a window's page and section are those of its first token. */
+/** Token windows over the text in reading order; a window's page and section are those of its first character. */
 function fixedWindows(elements: readonly Element[], settings: ChunkSettings): Chunk[] {
   const out: Chunk[] = [];
-  const tokens: number[] = [];
-  const origin: { page: number; headings: string[] }[] = [];
+  const texts: string[] = [];
+  const origins: { at: number; page: number; headings: string[] }[] = [];
+  let length = 0;
   const path: string[] = [];
   for (const element of elements) {
     if (element.kind === 'heading') {
@@ -182,20 +222,19 @@ function fixedWindows(elements: readonly Element[], settings: ChunkSettings): Ch
       for (const text of tableParts(element.rows, settings.maxTokens)) out.push({ text, page: element.page, headings: [...path], isTable: true });
       continue;
     }
-    const text = element.kind === 'table' ? element.markdown : element.text;
-    const encoded = encodeTokens(`${tokens.length === 0 ? '' : '\n\n'}${text}`);
-    const at = { page: element.page, headings: [...path] };
-    for (const token of encoded) {
-      tokens.push(token);
-      origin.push(at);
-    }
+    const text = `${texts.length === 0 ? '' : '\n\n'}${element.kind === 'table' ? element.markdown : element.text}`;
+    origins.push({ at: length, page: element.page, headings: [...path] });
+    texts.push(text);
+    length += text.length;
   }
-  const step = Math.max(1, settings.maxTokens - settings.overlapTokens);
+  // The whole text is tokenised once, as a model reading it would: elements encoded apart and their
+  // ids laid end to end are not the tokens of the text (a ".\n\n" is one token, not two).
   const windows: Chunk[] = [];
-  for (let start = 0; start < tokens.length; start += step) {
-    const from = origin[start] as { page: number; headings: string[] };
-    windows.push({ text: decodeTokens(tokens.slice(start, start + settings.maxTokens)).trim(), page: from.page, headings: from.headings, isTable: false });
-    if (start + settings.maxTokens >= tokens.length) break;
+  let origin = 0;
+  for (const window of tokenWindows(texts.join(''), settings.maxTokens, settings.overlapTokens)) {
+    while (origin + 1 < origins.length && (origins[origin + 1]?.at as number) <= window.from) origin++;
+    const from = origins[origin] as { page: number; headings: string[] };
+    windows.push({ text: window.text, page: from.page, headings: from.headings, isTable: false });
   }
   // Tables were set aside as they came; keep the document's order by page.
   return [...windows, ...out].sort((a, b) => a.page - b.page).filter((chunk) => chunk.text !== '');

@@ -24,7 +24,7 @@ const IndexRequest = v.strictObject({
     v.strictObject({
       chunking_strategy: v.optional(v.picklist(['semantic', 'fixed', 'page'] as const), 'semantic'),
       max_chunk_size: v.optional(v.pipe(v.number(), v.integer(), v.minValue(32), v.maxValue(8192)), 512),
-      chunk_overlap: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0)), 64),
+      chunk_overlap: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
       preserve_structure: v.optional(v.boolean(), true),
       language: v.optional(LanguageTag),
       embedding_model: v.optional(v.pipe(v.string(), v.minLength(1)), LEXICAL_MODEL),

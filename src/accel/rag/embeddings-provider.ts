@@ -132,13 +132,21 @@ function vectorsOf(response: RawResponse, count: number, redacted: (text: string
     if (!Number.isInteger(at) || at < 0 || at >= count || !Array.isArray(embedding) || embedding.length === 0 || !embedding.every((x) => typeof x === 'number' && Number.isFinite(x))) {
       throw new ProviderFailure('the embeddings provider answered an embedding that is not a list of numbers');
     }
+    // The indexes must be a permutation of 0..count-1. (Array#some skips the holes of `new Array(count)`,
+    // so checking for missing ones afterwards let two answers for input 0 through as a 500.)
+    if (vectors[at] !== undefined) throw new ProviderFailure(`the embeddings provider answered index ${at} twice and another input not at all`);
+    // A vector of zeros has no direction: no cosine can be taken with it, so stored it is never found and as a query it finds nothing.
+    if ((embedding as number[]).every((x) => x === 0)) throw new ProviderFailure('the embeddings provider answered a vector of zeros, which has no direction to compare');
     vectors[at] = embedding as number[];
   }
-  if (vectors.some((vector) => vector === undefined)) throw new ProviderFailure('the embeddings provider answered the same input twice and another not at all');
   return vectors;
 }
 
 function normalised(vector: readonly number[]): number[] {
-  const norm = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0));
-  return norm === 0 ? [...vector] : vector.map((x) => x / norm);
+  const largest = vector.reduce((most, x) => Math.max(most, Math.abs(x)), 0);
+  // Scaled to the largest value first: the direction is the same, and the squares of values like 1e308
+  // stay finite instead of making the norm Infinity and every component 0.
+  const scaled = vector.map((x) => x / largest);
+  const norm = Math.sqrt(scaled.reduce((sum, x) => sum + x * x, 0));
+  return scaled.map((x) => x / norm);
 }

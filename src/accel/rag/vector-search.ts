@@ -54,7 +54,16 @@ async function embedQuery(deps: SearchDeps, context: RouteContext, query: string
   const request = encoder.encode(JSON.stringify({ inputs: [{ id: 'query', text: query }], model: model.model, options: { normalize: true, dimensions: model.dimensions } }));
   const embedded = await dispatch(deps.pool, context, 'rag-embed', deps.embedOptions, { buffer: request.buffer as ArrayBuffer, length: request.length });
   const answer = JSON.parse(Buffer.from(embedded.body).toString('utf8')) as unknown;
-  if (embedded.mediaType === 'application/json') return Float32Array.from((answer as { embeddings: { vector: number[] }[] }).embeddings[0]?.vector ?? []);
+  if (embedded.mediaType === 'application/json') {
+    const vector = Float32Array.from((answer as { embeddings: { vector: number[] }[] }).embeddings[0]?.vector ?? []);
+    // platen-lexical-v1 gives a text without words (spaces, punctuation) the zero vector, which is
+    // near nothing: an empty answer would read as "no such text here" when it was never searched.
+    if (vector.every((x) => x === 0)) {
+      const message = `has no words for ${model.model} to search by (it embeds words, numbers and their pieces, not spaces or punctuation)`;
+      throw new HttpProblem('validation-failed', { detail: `query: ${message}`, errors: [{ field: 'query', code: 'INVALID_VALUE', message }] });
+    }
+    return vector;
+  }
   const { embeddings } = await embedRemotely(deps.provider, answer as RemoteEmbedPlan, context.signal);
   const vector = Float32Array.from(embeddings[0]?.vector ?? []);
   if (vector.length !== model.dimensions) {
