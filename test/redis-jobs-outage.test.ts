@@ -179,19 +179,23 @@ async function settled(r: Rig, id: string): Promise<JobRecord> {
 
 const patch = (args: unknown[]) => args[1] as JobPatch;
 
-describe('Redis hangs (SIGSTOP) while a queued job runs: the job still finishes', () => {
-  let redis: TestRedis;
-  let r: Rig;
-
+/** A Redis and a rig for one describe block, started before its tests and stopped after them (a paused Redis resumed first). */
+function rigAround(lockMs: number): { readonly redis: TestRedis; readonly r: Rig } {
+  const around = {} as { redis: TestRedis; r: Rig };
   before(async () => {
-    redis = await startRedis();
-    r = await rig(redis, 5_000);
+    around.redis = await startRedis();
+    around.r = await rig(around.redis, lockMs);
   });
   after(async () => {
-    redis?.resume();
-    await r?.close();
-    await redis?.stop();
+    around.redis?.resume();
+    await around.r?.close();
+    await around.redis?.stop();
   });
+  return around;
+}
+
+describe('Redis hangs (SIGSTOP) while a queued job runs: the job still finishes', () => {
+  const around = rigAround(5_000);
 
   const cases: Array<{ name: string; method: Method; when?: (args: unknown[]) => boolean; answers?: Answer[]; status: JobStatus }> = [
     { name: 'marking it running (picked up)', method: 'update', when: (args) => patch(args).status === 'running', status: 'completed' },
@@ -202,6 +206,7 @@ describe('Redis hangs (SIGSTOP) while a queued job runs: the job still finishes'
   ];
   for (const { name, method, when, answers, status } of cases) {
     test(name, async () => {
+      const { r, redis } = around;
       const tripped = r.store.arm(method, when);
       const id = await submit(r, answers);
       await tripped;
@@ -214,20 +219,11 @@ describe('Redis hangs (SIGSTOP) while a queued job runs: the job still finishes'
 });
 
 describe('a record an older version left unfinished with no queue entry', () => {
-  let redis: TestRedis;
-  let r: Rig;
-
-  before(async () => {
-    redis = await startRedis();
-    r = await rig(redis, 5_000);
-  });
-  after(async () => {
-    await r?.close();
-    await redis?.stop();
-  });
+  const around = rigAround(5_000);
 
   for (const status of ['running', 'pending'] as const) {
     test(`${status}: a poll queues it again and it completes`, async () => {
+      const { r } = around;
       const id = `lost-${status}`;
       // Older than the lock, as any record lost before this version is.
       const createdAt = new Date(Date.now() - 60_000).toISOString();
@@ -241,21 +237,11 @@ describe('a record an older version left unfinished with no queue entry', () => 
 });
 
 describe('Redis hangs longer than the job lock: the job goes back to the queue and runs again', () => {
-  let redis: TestRedis;
-  let r: Rig;
-
-  before(async () => {
-    redis = await startRedis();
-    // The shortest lock that still leaves the PING check room on a loaded machine.
-    r = await rig(redis, 600);
-  });
-  after(async () => {
-    redis?.resume();
-    await r?.close();
-    await redis?.stop();
-  });
+  // The shortest lock that still leaves the PING check room on a loaded machine.
+  const around = rigAround(600);
 
   test('storing its result fails until the runner gives up waiting; the job then runs again and completes', async () => {
+    const { r, redis } = around;
     const tripped = r.store.arm('complete');
     const id = await submit(r);
     await tripped;
