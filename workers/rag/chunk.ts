@@ -162,8 +162,9 @@ function tableParts(rows: readonly string[], maxTokens: number): string[] {
  * Windows over a text, each of at most `size` tokens counted again on its own
  * text, each starting `overlap` of the whole text's tokens before the end of
  * the one before (`size - overlap` after its start, unless that window had to
- * end sooner or could end later), so no text is skipped. Cut between two of the text's tokens, a window's text does
- * not always re-tokenise to the tokens it was cut from: "unbelievable" is
+ * end sooner or could end later), so no text is skipped. Cut between two of
+ * the text's tokens, a window's text does not always re-tokenise to the
+ * tokens it was cut from: "unbelievable" is
  * " unbel", "ievable" inside the sentence but "ie", "vable" from the cut, a
  * trimmed "\n\n" is a token less, and a BPE merge may span the cut. So the
  * count of the window's own text decides: a window over `size` gives up
@@ -197,8 +198,10 @@ function tokenWindows(text: string, size: number, overlap: number): { from: numb
         more = Math.floor(more / 2);
       }
     }
-    const raw = text.slice(at(start));
-    windows.push({ from: at(start) + raw.length - raw.trimStart().length, text: window });
+    // Where the window's trimmed text starts: past the whitespace its first tokens may begin with.
+    let from = at(start);
+    while (from < text.length && /\s/.test(text[from] as string)) from++;
+    windows.push({ from, text: window });
     if (end >= tokens.length) break;
     // chunk_overlap tokens before this window's end, wherever its end came to be: never a token skipped, never more overlap than asked.
     start = Math.max(start + 1, end - overlap);
